@@ -11,6 +11,7 @@ import (
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
 	"github.com/fedaux/fedaux/tui"
 )
 
@@ -32,7 +33,7 @@ func tuiCmd(args []string, stderr io.Writer) error {
 	if f.seeds != 1 {
 		return errors.New("tui: -seeds: the console runs one seed at a time (r resets with the next seed)")
 	}
-	if !tui.IsTerminal(os.Stdout) || !tui.IsTerminal(os.Stdin) {
+	if !study.IsTerminal(os.Stdout) || !study.IsTerminal(os.Stdin) {
 		return errors.New("tui: the console needs a terminal; use 'fedaux run' for a headless run")
 	}
 	var log *sim.RunLog
@@ -55,7 +56,8 @@ func tuiCmd(args []string, stderr io.Writer) error {
 // exportRun writes a headless run's export for `fedaux run -export DIR`:
 // into DIR (./runs/<preset>-<timestamp> for "auto"), or DIR/seed-<seed>
 // when several seeds run.
-func exportRun(dir string, several bool, p *presets.Preset, sc *presets.Scenario, e *sim.Engine, started time.Time, stderr io.Writer) error {
+func exportRun(dir string, several bool, p *presets.Preset, sc *presets.Scenario, e *sim.Engine, stderr io.Writer) error {
+	started := time.Now()
 	if dir == "auto" {
 		dir = export.DefaultDir(p.Name, started)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ type runFlags struct {
 	rounds    int
 	epochs    int
 	hidden    int
+	layers    int
 	lr        float64
 	wd        float64
 	alpha     alphaFlag
@@ -67,6 +69,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	fs.IntVar(&f.rounds, "rounds", d.Rounds, "communication rounds")
 	fs.IntVar(&f.epochs, "epochs", d.Epochs, "local epochs per round")
 	fs.IntVar(&f.hidden, "hidden", d.Hidden, "hidden width d")
+	fs.IntVar(&f.layers, "layers", d.Layers, "GCN layers L: 1, 2 or 3")
 	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
 	fs.Float64Var(&f.wd, "wd", d.WD, "weight decay (coupled L2)")
 	f.alpha.v = d.Alpha
@@ -176,6 +179,8 @@ func (f *runFlags) apply(c sim.Config) (sim.Config, error) {
 			c.Epochs = f.epochs
 		case "hidden":
 			c.Hidden = f.hidden
+		case "layers":
+			c.Layers = f.layers
 		case "lr":
 			c.LR = f.lr
 		case "wd":
@@ -231,5 +236,31 @@ func (f *runFlags) apply(c sim.Config) (sim.Config, error) {
 	if f.seeds < 1 {
 		return c, fmt.Errorf("-seeds: %d, want >= 1", f.seeds)
 	}
-	return c, c.Validate()
+	return c, flagError(c.Validate())
+}
+
+// settingFlags maps the settings whose flag is not "-" + their name.
+var settingFlags = map[string]string{"dropout": "model-dropout", "apv_mix": "apv-mix"}
+
+// flagName returns the flag of a setting (sim.Settings), or of the
+// setting a "KEY: ..." message starts with, without its dash.
+func flagName(s string) string {
+	key, rest, _ := strings.Cut(s, ":")
+	if f, ok := settingFlags[key]; ok {
+		key = f
+	}
+	if rest != "" {
+		return key + ":" + rest
+	}
+	return key
+}
+
+// flagError says a library's setting error in flag names: sim's "sim:
+// rounds = 0, want >= 1" becomes "-rounds: 0, want >= 1".
+func flagError(err error) error {
+	var se *sim.SettingError
+	if errors.As(err, &se) {
+		return fmt.Errorf("-%s: %s, want %s", flagName(se.Key), se.Value, se.Want)
+	}
+	return err
 }

@@ -2,17 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
-	"sort"
-	"time"
+	"strings"
 
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
-	"github.com/fedaux/fedaux/tui"
+	"github.com/fedaux/fedaux/study"
 )
 
 // jsonSummary is the last stdout line of `fedaux run -json`.
@@ -28,7 +30,7 @@ type jsonSummary struct {
 	MedianRoundSeconds []float64 `json:"median_round_seconds"`
 	// Groups holds, per seed, how well the last round's matrices separate
 	// the true client groups (synthetic presets only).
-	Groups [][]groupReport `json:"groups,omitempty"`
+	Groups [][]study.GroupScore `json:"groups,omitempty"`
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -39,20 +41,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("run: unexpected argument %q", f.fs.Arg(0))
 	}
-	pl, err := f.plan() // a new run, or one resumed from -resume
+	sr, env, err := f.seedRun() // a new run, or one resumed from -resume
 	if err != nil {
 		return err
 	}
-	p, cfg := pl.p, pl.cfg
-	switch {
-	case f.memLimit != "":
-		n, err := parseBytes(f.memLimit)
-		if err != nil {
-			return fmt.Errorf("-memlimit: %w", err)
-		}
-		debug.SetMemoryLimit(n)
-	case os.Getenv("GOMEMLIMIT") == "" && p.MemLimit > 0:
-		debug.SetMemoryLimit(p.MemLimit)
+	p, cfg := sr.Cell.Scenario, sr.Cell.Config
+	if err := f.setMemLimit(p); err != nil {
+		return err
 	}
 	if f.cpuProf != "" {
 		pf, err := os.Create(f.cpuProf)
@@ -74,83 +69,57 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}()
 	}
 	var log *sim.RunLog
-	if pl.logPath != "" {
-		if log, err = sim.OpenRunLog(pl.logPath); err != nil {
+	if sr.LogPath != "" {
+		if log, err = sim.OpenRunLog(sr.LogPath); err != nil {
 			return err
 		}
 		defer log.Close()
 	}
-	it := catchInterrupts(stderr) // the first interrupt stops at the next round boundary
-	defer it.release()
+	it := study.CatchInterrupts(stderr) // the first interrupt stops at the next round boundary
+	defer it.Release()
 	if f.exportDir != "" || f.matrix {
-		cfg.Functional = true // FED-PUB's functional view, for the heat maps and -matrix
+		sr.Cell.Config.Functional = true // FED-PUB's functional view, for the heat maps and -matrix
+	}
+	r := &study.Runner{Env: env, Recorder: study.Progress(stderr, ""), Interrupts: it, Log: log,
+		Finish: func(c *study.Cell, e *sim.Engine, sc *presets.Scenario, rec *study.Record) error {
+			s := rec.Summary()
+			fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f, %.1f s\n",
+				c.Config.Seed, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest, rec.Seconds)
+			if g := study.LastRoundGroups(e); g != nil {
+				if err := study.SetExtra(rec, g); err != nil {
+					return err
+				}
+				printGroups(stdout, e.Round(), g)
+				if f.matrix {
+					last := e.Reports()[e.Round()-1]
+					printMatrix(stdout, "APV similarity", last.Similarity)
+					printMatrix(stdout, "mixing weights", last.Weights)
+					printMatrix(stdout, "ground-truth similarity", last.GroundTruth)
+				}
+			}
+			if f.exportDir != "" {
+				return exportRun(f.exportDir, sr.Seeds > 1, p, sc, e, stderr)
+			}
+			return nil
+		}}
+	recs, err := sr.Run(it.Context(), r)
+	if err != nil {
+		return runError(err, sr)
 	}
 	out := jsonSummary{Preset: p.Name, Algo: cfg.Algo}
-	first := 0
-	if pl.ck != nil {
-		out, first = pl.progress.Done, pl.progress.Index
-	}
-	for i := first; i < pl.seeds; i++ {
-		c := cfg
-		c.Seed = cfg.Seed + uint64(i)
-		start := time.Now()
-		var e *sim.Engine
-		var sc *presets.Scenario
-		if pl.ck != nil && i == first {
-			e, sc, err = pl.resumeEngine(log)
-			start = start.Add(-time.Duration(pl.progress.Elapsed * float64(time.Second)))
-		} else {
-			e, sc, err = pl.newEngine(c, log)
-		}
-		if err != nil {
-			return err
-		}
-		bar := tui.NewProgressBar(stderr, c.Seed, c.Rounds) // nil unless stderr is a terminal
-		if bar != nil {
-			e.OnProgress = bar.Clients
-		}
-		save := func() error { return pl.save(e, i, out, start) }
-		s, err := pl.rounds(it, e, save, func(r *sim.RoundReport) {
-			if bar != nil {
-				bar.Round(r, e.Summary())
-				return
-			}
-			progress(stderr, c, r, e)
-		})
-		bar.Done()
-		if err != nil {
-			return err
-		}
-		if f.exportDir != "" {
-			if err := exportRun(f.exportDir, pl.seeds > 1, p, sc, e, start, stderr); err != nil {
-				return err
-			}
-		}
-		secs := time.Since(start).Seconds()
-		var rs []float64
-		for _, r := range e.Reports() {
-			rs = append(rs, r.Seconds)
-		}
-		out.Seeds = append(out.Seeds, c.Seed)
-		out.TestAtBestVal = append(out.TestAtBestVal, s.TestAtBestVal)
-		out.BestRound = append(out.BestRound, s.BestRound)
-		out.Seconds = append(out.Seconds, secs)
-		out.MedianRoundSeconds = append(out.MedianRoundSeconds, median(rs))
-		fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f, %.1f s\n",
-			c.Seed, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest, secs)
-		if g := lastRoundGroups(e); g != nil {
+	for _, rec := range recs {
+		out.Seeds = append(out.Seeds, rec.Seed)
+		out.TestAtBestVal = append(out.TestAtBestVal, rec.TestAtBestVal)
+		out.BestRound = append(out.BestRound, rec.BestRound)
+		out.Seconds = append(out.Seconds, rec.Seconds)
+		out.MedianRoundSeconds = append(out.MedianRoundSeconds, rec.MedianRoundSeconds)
+		var g []study.GroupScore
+		if study.Extra(rec, &g) == nil && g != nil {
 			out.Groups = append(out.Groups, g)
-			printGroups(stdout, e.Round(), g)
-			if f.matrix {
-				last := e.Reports()[e.Round()-1]
-				printMatrix(stdout, "APV similarity", last.Similarity)
-				printMatrix(stdout, "mixing weights", last.Weights)
-				printMatrix(stdout, "ground-truth similarity", last.GroundTruth)
-			}
 		}
 	}
-	out.Mean, out.Std = sim.MeanStd(out.TestAtBestVal)
-	fmt.Fprintf(stdout, "%s %s: %.2f ± %.2f over %d seed(s)\n", p.Name, cfg.Algo, out.Mean, out.Std, pl.seeds)
+	out.Mean, out.Std = study.MeanStd(out.TestAtBestVal)
+	fmt.Fprintf(stdout, "%s %s: %.2f ± %.2f over %d seed(s)\n", p.Name, cfg.Algo, out.Mean, out.Std, sr.Seeds)
 	if f.asJSON {
 		b, err := json.Marshal(out)
 		if err != nil {
@@ -161,26 +130,155 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// progress prints a plain progress line every tenth round and at the end.
-func progress(w io.Writer, c sim.Config, r *sim.RoundReport, e *sim.Engine) {
-	if r.Round%10 != 0 && r.Round != c.Rounds {
-		return
+// runError says how to go on after an interrupted or aborted run.
+func runError(err error, sr *study.SeedRun) error {
+	var ie *study.InterruptedError
+	var ae *study.AbortedError
+	switch {
+	case errors.As(err, &ie):
+		return fmt.Errorf("interrupted after round %d of %d (seed %d); checkpoint saved to %s\nresume with: fedaux run -resume %s",
+			ie.Round, ie.Cell.Config.Rounds, ie.Cell.Config.Seed, ie.Checkpoint, ie.Checkpoint)
+	case errors.As(err, &ae):
+		hint := "no checkpoint was saved"
+		if ae.Checkpoint != "" {
+			hint = fmt.Sprintf("resume from round %d with: fedaux run -resume %s", ae.Saved, ae.Checkpoint)
+		}
+		return fmt.Errorf("aborted during round %d by a second interrupt; the log holds the rounds before; %s", ae.Round, hint)
 	}
-	s := e.Summary()
-	fmt.Fprintf(w, "seed %d round %3d/%d  val %6.2f  test %6.2f  best val %6.2f (round %d)  %.3f s/round\n",
-		c.Seed, r.Round, c.Rounds, r.MeanVal, r.MeanTest, s.BestVal, s.BestRound, r.Seconds)
+	return flagError(err)
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
+// setMemLimit sets the Go soft memory limit: -memlimit, else $GOMEMLIMIT,
+// else the preset's.
+func (f *runFlags) setMemLimit(p *presets.Preset) error {
+	switch {
+	case f.memLimit != "":
+		n, err := parseBytes(f.memLimit)
+		if err != nil {
+			return fmt.Errorf("-memlimit: %w", err)
+		}
+		debug.SetMemoryLimit(n)
+	case os.Getenv("GOMEMLIMIT") == "" && p.MemLimit > 0:
+		debug.SetMemoryLimit(p.MemLimit)
 	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
+	return nil
+}
+
+// seedRun validates the flags of `fedaux run` and returns what to run: a
+// new run, or the one checkpointed in -resume.
+func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
+	env := f.env()
+	if abs, err := filepath.Abs(env.DataDir); err == nil {
+		env.DataDir = abs
 	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	if f.ckEvery < 0 {
+		return nil, env, fmt.Errorf("-checkpoint-every: %d, want >= 0", f.ckEvery)
+	}
+	if !(f.clientDropout >= 0 && f.clientDropout < 1) {
+		return nil, env, fmt.Errorf("-dropout: %v, want a client dropout probability 0 <= p < 1", f.clientDropout)
+	}
+	if f.resume != "" {
+		return f.resumed(env)
+	}
+	if f.preset == "" {
+		return nil, env, errors.New("run: -preset is required (see 'fedaux presets')")
+	}
+	if f.ckEvery > 0 && f.checkpoint == "" {
+		return nil, env, errors.New("-checkpoint-every: needs -checkpoint FILE")
+	}
+	if f.checkpoint != "" {
+		if fi, err := os.Stat(filepath.Dir(f.checkpoint)); err != nil || !fi.IsDir() {
+			return nil, env, fmt.Errorf("-checkpoint: %s: no such directory", filepath.Dir(f.checkpoint))
+		}
+	}
+	p, cfg, err := f.config()
+	if err != nil {
+		return nil, env, err
+	}
+	ck := f.checkpoint
+	switch {
+	case ck != "":
+	case f.logPath != "":
+		ck = f.logPath + ".ckpt" // used at an interrupt only
+	default:
+		ck = "fedaux-" + p.Name + ".ckpt"
+	}
+	return &study.SeedRun{
+		Cell:  study.Cell{Scenario: p, Partition: p.ResolvePartition(env), Config: cfg, Dropout: f.clientDropout},
+		Seeds: f.seeds, Checkpoint: ck, Every: f.ckEvery, LogPath: f.logPath,
+	}, env, nil
+}
+
+// resumed loads the run checkpointed in -resume. Flags that set what is
+// computed must agree with the checkpoint; -workers, -log, -data,
+// -checkpoint, -checkpoint-every and the output flags may change.
+func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error) {
+	sr, ck, ckEnv, err := study.ResumeSeedRun(f.resume)
+	if err != nil {
+		return nil, env, fmt.Errorf("-resume: %w", err)
+	}
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	mismatch := func(what string, ckv, flagv any) error {
+		return fmt.Errorf("-resume: %s was run with %s %v, not %v; a resumed run keeps its settings (leave the flag out)", f.resume, what, ckv, flagv)
+	}
+	switch {
+	case set["preset"] && f.preset != sr.Cell.Scenario.Name:
+		return nil, env, mismatch("-preset", sr.Cell.Scenario.Name, f.preset)
+	case set["seeds"] && f.seeds != sr.Seeds:
+		return nil, env, mismatch("-seeds", sr.Seeds, f.seeds)
+	case set["dropout"] && f.clientDropout != sr.Cell.Dropout:
+		return nil, env, mismatch("-dropout", sr.Cell.Dropout, f.clientDropout)
+	case set["partition"] && f.partition != sr.Cell.Partition:
+		return nil, env, mismatch("-partition", sr.Cell.Partition, f.partition)
+	}
+	base := sr.Cell.Config
+	want, err := f.apply(base)
+	if err != nil {
+		return nil, env, err
+	}
+	if d := sim.DiffConfig(base, want); d != nil {
+		for i, s := range d {
+			d[i] = "-" + flagName(s)
+		}
+		return nil, env, fmt.Errorf("-resume: %s was run with other settings (%s); a resumed run keeps its settings (leave the flags out)", f.resume, strings.Join(d, "; "))
+	}
+	sr.Cell.Config.Workers = want.Workers
+	if !set["data"] {
+		env.DataDir = ckEnv.DataDir
+	}
+	if set["log"] {
+		sr.LogPath = f.logPath
+	}
+	if f.checkpoint != "" {
+		sr.Checkpoint = f.checkpoint
+	}
+	if set["checkpoint-every"] {
+		sr.Every = f.ckEvery
+	}
+	_ = ck
+	return sr, env, nil
+}
+
+func printGroups(w io.Writer, round int, rs []study.GroupScore) {
+	for _, r := range rs {
+		fmt.Fprintf(w, "  round %d %-12s within-group %.6f  across %.6f  diff %.3g  off-diagonal range [%.6f, %.6f]  clustering ARI %.3f\n",
+			round, r.Source, r.Within, r.Across, r.Within-r.Across, r.Min, r.Max, r.ARI)
+	}
+}
+
+func printMatrix(w io.Writer, name string, s [][]float64) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "  %s:\n", name)
+	for _, row := range s {
+		fmt.Fprint(w, "   ")
+		for _, v := range row {
+			fmt.Fprintf(w, " %.6f", v)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func presetsCmd(w io.Writer) error {

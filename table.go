@@ -1,19 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
 	"github.com/fedaux/fedaux/table"
 )
 
@@ -36,6 +34,8 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output `dir`: results.jsonl and the Markdown table (default ./runs/table-<table>)")
 	dataDir := fs.String("data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
 	partition := fs.String("partition", "", "ref (the reference METIS partitions, default when present) or multilevel")
+	shard := fs.String("shard", "", "run one share of the runs: `I/N` (the runs whose index is I mod N) or auto (from a Slurm job array or a Kubernetes Indexed Job); each shard writes its own results file, and the table is rendered from all of them")
+	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
 	d := sim.DefaultConfig()
 	mu := fs.Float64("mu", d.Mu, "fedprox's proximal coefficient")
 	tau := fs.Float64("tau", d.Tau, "fedpub's server temperature")
@@ -49,14 +49,19 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	dds, dks, das, err := table.Defaults(*kind)
 	if err != nil {
-		return err
+		return fmt.Errorf("-table: %q, want %s or %s", *kind, table.Main, table.Ablation)
+	}
+	sh, err := study.ParseShard(*shard, *shardCount, os.Getenv)
+	if err != nil {
+		return shardError(err)
 	}
 	opts := table.Options{
 		Kind: *kind, Datasets: dds, Clients: dks, Algos: das,
 		Seeds: *seeds, Seed: *seed, Rounds: *rounds, Hidden: *hidden, Workers: *workers,
 		Env:      presets.Env{DataDir: presets.DataDir(*dataDir), Partition: *partition},
 		Out:      *out,
-		Progress: stderr,
+		Shard:    sh,
+		Recorder: study.Progress(stderr, "table: "),
 	}
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)
@@ -95,23 +100,23 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	checked := d
 	opts.Tune(&checked)
 	if err := checked.Validate(); err != nil {
-		return err
+		return flagError(err)
 	}
 	if opts.Out == "" {
 		opts.Out = filepath.Join("runs", "table-"+*kind)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	st, err := table.Run(ctx, opts)
+	it := study.CatchInterrupts(stderr)
+	defer it.Release()
+	opts.Interrupts = it
+	st, err := table.Run(it.Context(), opts)
 	md := filepath.Join(opts.Out, table.MarkdownFile(*kind))
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "table: interrupted after %d new run(s); run the same command again to resume (%s)\n", st.Ran, md)
+	if interrupted(err, stderr, "table", md) {
 		return nil
 	}
 	if err != nil {
-		return err
+		return flagError(err)
 	}
-	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d run now), results in %s\n", md, st.Planned, st.Reused, st.Ran, filepath.Join(opts.Out, table.ResultsFile))
+	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now), results in %s\n", md, st.Mine, shardNote(sh), st.Reused, st.Ran, opts.Out)
 	return nil
 }
 

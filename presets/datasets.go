@@ -62,10 +62,11 @@ func init() {
 				needs += "/raw/*.csv.gz"
 			}
 			register(&Preset{
-				Name:        fmt.Sprintf("%s-%d", ds.name, k),
-				Description: fmt.Sprintf("%s, %d clients (METIS reference partition when present, else ours); %d rounds x %d epochs", ds.title, k, ds.rounds, ds.epochs),
-				Needs:       needs,
-				files:       []string{ds.file},
+				Name:         fmt.Sprintf("%s-%d", ds.name, k),
+				Description:  fmt.Sprintf("%s, %d clients (METIS reference partition when present, else ours); %d rounds x %d epochs", ds.title, k, ds.rounds, ds.epochs),
+				Needs:        needs,
+				files:        []string{ds.file},
+				refPartition: filepath.Join("partitions", fmt.Sprintf("%s_%d.npz", ds.refName, k)),
 				Config: func() sim.Config {
 					c := sim.DefaultConfig()
 					c.Rounds, c.Epochs = ds.rounds, ds.epochs

@@ -48,6 +48,25 @@ type Preset struct {
 	MemLimit int64
 	// files are the paths, relative to the data directory, that Build reads.
 	files []string
+	// refPartition is the reference partition file, relative to the data
+	// directory, of a preset that may use one ("" for the others).
+	refPartition string
+}
+
+// ResolvePartition returns how the preset forms its clients under env:
+// "ref" or "multilevel" for a real-data preset (env.Partition, or ref
+// when its reference file is present), "" for a preset with one way only.
+func (p *Preset) ResolvePartition(env Env) string {
+	if p.refPartition == "" {
+		return ""
+	}
+	if env.Partition != "" {
+		return env.Partition
+	}
+	if _, err := os.Stat(filepath.Join(env.DataDir, p.refPartition)); err == nil {
+		return "ref"
+	}
+	return "multilevel"
 }
 
 // Available reports whether every data file the preset needs is in the

@@ -25,19 +25,14 @@ const (
 	checkpointFormat = 1
 )
 
-// Meta describes how a run's scenario was built, so that a resumed run can
-// rebuild it and check that it is the same. The caller sets it (SetMeta);
-// the engine stores it in every checkpoint.
+// Meta is what the caller stores in a checkpoint beside the engine's
+// state (SetMeta); the engine writes Header first when a resumed run
+// starts a new log and never reads App.
 type Meta struct {
-	Preset    string
-	DataDir   string     // where the data files were read
-	Partition string     // the -partition setting ("" for the default)
-	Files     []DataFile // data files read, with their checksums
-	// Header is the run line as logged (JSON), written first when a
-	// resumed run starts a new log.
+	// Header is the run line as logged (JSON).
 	Header []byte
-	// App is the caller's own state (for example a multi-seed run's
-	// progress); the engine does not read it.
+	// App is the caller's own state: how to rebuild the scenario, a
+	// study's progress.
 	App []byte
 }
 

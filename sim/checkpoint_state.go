@@ -8,7 +8,6 @@ import (
 	"hash"
 	"math"
 	"reflect"
-	"strings"
 )
 
 // State returns a copy of the client's state for a checkpoint.
@@ -151,34 +150,16 @@ func (h *hasher) flush() {
 	h.buf = h.buf[:0]
 }
 
-// configFlags names Config's fields as the command line does.
-var configFlags = map[string]string{
-	"Algo": "-algo", "Rounds": "-rounds", "Epochs": "-epochs", "Hidden": "-hidden",
-	"LR": "-lr", "WD": "-wd", "Dropout": "-model-dropout", "Alpha": "-alpha", "Sigma": "-sigma",
-	"Score": "-score", "Kernel": "-kernel", "Seed": "-seed", "Source": "-sim", "APVMix": "-apv-mix",
-	"Partners": "-partners", "Mu": "-mu", "Tau": "-tau", "GCFLEps1": "-eps1", "GCFLEps2": "-eps2",
-}
-
-// DiffConfig lists the settings in which b differs from a, except the
-// worker count (results do not depend on it), each as "FLAG: A, not B".
+// DiffConfig lists the settings (see Settings) in which b differs from
+// a, each as "KEY: A, not B". The worker count and the display-only
+// Functional are not settings: results do not depend on them.
 func DiffConfig(a, b Config) []string {
 	var out []string
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	t := va.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Name == "Workers" || !f.IsExported() {
-			continue
+	for _, s := range settings {
+		x, y := s.get(&a), s.get(&b)
+		if x != y {
+			out = append(out, fmt.Sprintf("%s: %s, not %s", s.key, x, y))
 		}
-		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
-		if reflect.DeepEqual(x, y) {
-			continue
-		}
-		name, ok := configFlags[f.Name]
-		if !ok {
-			name = strings.ToLower(f.Name)
-		}
-		out = append(out, fmt.Sprintf("%s: %v, not %v", name, x, y))
 	}
 	return out
 }

@@ -61,7 +61,7 @@ func (s scenario) engine(t *testing.T, workers int, log *RunLog) *Engine {
 	if err := log.Write(e.Header()); err != nil {
 		t.Fatal(err)
 	}
-	e.SetMeta(Meta{Preset: "small", Header: mustJSON(t, e.Header())})
+	e.SetMeta(Meta{Header: mustJSON(t, e.Header()), App: []byte(`{"scenario":"small"}`)})
 	return e
 }
 
@@ -322,7 +322,7 @@ func TestDiffConfig(t *testing.T) {
 	}
 	b.Alpha, b.Dropout = 3, 0.1
 	d := DiffConfig(a, b)
-	if len(d) != 2 || !strings.HasPrefix(d[0], "-model-dropout: 0.5, not 0.1") || !strings.HasPrefix(d[1], "-alpha: 10, not 3") {
+	if len(d) != 2 || !strings.HasPrefix(d[0], "dropout: 0.5, not 0.1") || !strings.HasPrefix(d[1], "alpha: 10, not 3") {
 		t.Errorf("diff %q", d)
 	}
 }

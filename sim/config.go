@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -12,10 +13,13 @@ import (
 
 // Config holds every setting of a run. A preset fills it; flags override it.
 type Config struct {
-	Algo    string  // strategy name, see Algorithms
-	Rounds  int     // communication rounds R
-	Epochs  int     // local epochs Q per round (one epoch = one full-batch step)
-	Hidden  int     // hidden and embedding width d
+	Algo   string // strategy name, see Algorithms
+	Rounds int    // communication rounds R
+	Epochs int    // local epochs Q per round (one epoch = one full-batch step)
+	Hidden int    // hidden and embedding width d
+	// Layers is the number of GCN layers L (1 to MaxLayers); 0 means 2,
+	// the paper's.
+	Layers  int
 	LR      float64 // Adam learning rate
 	WD      float64 // coupled L2 weight decay
 	Dropout float64 // dropout probability
@@ -54,7 +58,7 @@ type Config struct {
 // DefaultConfig returns the reference hyperparameters of spec section 6.
 func DefaultConfig() Config {
 	return Config{
-		Algo: "fedaux", Rounds: 100, Epochs: 1, Hidden: 256,
+		Algo: "fedaux", Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
 		LR: 0.01, WD: 1e-6, Dropout: 0.5, Alpha: 10, Sigma: 1,
 		Score: gnn.Cosine, Kernel: "auto", Seed: 42,
 		Source: SourceAPV, APVMix: true,
@@ -62,54 +66,71 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first setting that is out of range, naming it as
-// its command-line flag.
+// Validate reports the first setting that is out of range, as a
+// *SettingError naming it as Settings does.
 func (c *Config) Validate() error {
 	if _, ok := algorithms[c.Algo]; !ok {
-		return fmt.Errorf("-algo: unknown algorithm %q (have %s)", c.Algo, strings.Join(Algorithms(), ", "))
-	}
-	switch {
-	case c.Rounds < 1:
-		return fmt.Errorf("-rounds: %d, want >= 1", c.Rounds)
-	case c.Epochs < 1:
-		return fmt.Errorf("-epochs: %d, want >= 1", c.Epochs)
-	case c.Hidden < 1:
-		return fmt.Errorf("-hidden: %d, want >= 1", c.Hidden)
-	case !(c.LR > 0) || math.IsInf(c.LR, 0):
-		return fmt.Errorf("-lr: %v, want a finite value > 0", c.LR)
-	case !(c.WD >= 0) || math.IsInf(c.WD, 0):
-		return fmt.Errorf("-wd: %v, want a finite value >= 0", c.WD)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return fmt.Errorf("-model-dropout: %v, want 0 <= p < 1", c.Dropout)
-	case c.Workers < 0:
-		return fmt.Errorf("-workers: %d, want >= 0", c.Workers)
-	}
-	if err := ValidateKnob("alpha", c.Alpha, 0); err != nil {
-		return fmt.Errorf("-alpha: %w", err)
-	}
-	if err := ValidateKnob("sigma", c.Sigma, 0); err != nil {
-		return fmt.Errorf("-sigma: %w", err)
-	}
-	if err := ValidateKnob("partners", c.Partners, 0); err != nil {
-		return fmt.Errorf("-partners: %w", err)
+		return &SettingError{"algo", c.Algo, "one of " + strings.Join(Algorithms(), ", ")}
 	}
 	for _, v := range []struct {
-		flag string
+		key string
+		v   int
+	}{{"rounds", c.Rounds}, {"epochs", c.Epochs}, {"hidden", c.Hidden}} {
+		if v.v < 1 {
+			return &SettingError{v.key, strconv.Itoa(v.v), ">= 1"}
+		}
+	}
+	if c.Layers != 0 && (c.Layers < 1 || c.Layers > MaxLayers) {
+		return &SettingError{"layers", strconv.Itoa(c.Layers), "1, 2 or 3"}
+	}
+	if err := checkRange("lr", c.LR, 0, true); err != nil {
+		return err
+	}
+	if err := checkRange("wd", c.WD, 0, false); err != nil {
+		return err
+	}
+	if !(c.Dropout >= 0 && c.Dropout < 1) {
+		return &SettingError{"dropout", fmtFloat(c.Dropout), "0 <= p < 1"}
+	}
+	if c.Workers < 0 {
+		return &SettingError{"workers", strconv.Itoa(c.Workers), ">= 0"}
+	}
+	for _, k := range []struct {
+		name string
 		v    float64
-	}{{"-mu", c.Mu}, {"-tau", c.Tau}, {"-eps1", c.GCFLEps1}, {"-eps2", c.GCFLEps2}} {
-		if !(v.v >= 0) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("%s: %v, want a finite value >= 0", v.flag, v.v)
+	}{{"alpha", c.Alpha}, {"sigma", c.Sigma}, {"partners", c.Partners}} {
+		if err := ValidateKnob(k.name, k.v, 0); err != nil {
+			return err
+		}
+	}
+	for _, v := range []struct {
+		key string
+		v   float64
+	}{{"mu", c.Mu}, {"tau", c.Tau}, {"eps1", c.GCFLEps1}, {"eps2", c.GCFLEps2}} {
+		if err := checkRange(v.key, v.v, 0, false); err != nil {
+			return err
 		}
 	}
 	if !slices.Contains(Sources(), c.Source) {
-		return fmt.Errorf("-sim: unknown similarity source %q (have %s)", c.Source, strings.Join(Sources(), ", "))
+		return &SettingError{"sim", c.Source, "one of " + strings.Join(Sources(), ", ")}
 	}
 	switch c.Kernel {
 	case "auto", "dense", "fast":
 	default:
-		return fmt.Errorf("-kernel: %q, want auto, dense or fast", c.Kernel)
+		return &SettingError{"kernel", c.Kernel, "auto, dense or fast"}
 	}
 	return nil
+}
+
+// MaxLayers is the deepest GCN a Config may ask for.
+const MaxLayers = 3
+
+// layers returns the number of GCN layers (0 means 2).
+func (c *Config) layers() int {
+	if c.Layers == 0 {
+		return 2
+	}
+	return c.Layers
 }
 
 func (c *Config) workers() int {
@@ -120,29 +141,31 @@ func (c *Config) workers() int {
 }
 
 // ValidateKnob checks a value of a live knob ("alpha", "sigma" or
-// "partners") for a federation of clients clients (0: any number).
+// "partners") for a federation of clients clients (0: any number); the
+// error is a *SettingError.
 func ValidateKnob(name string, v float64, clients int) error {
+	bad := func(want string) error { return &SettingError{name, fmtFloat(v), want} }
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s = %v, want a finite number", name, v)
+		return bad("a finite number")
 	}
 	switch name {
 	case "alpha":
 		if v < 0 {
-			return fmt.Errorf("alpha = %v, want >= 0", v)
+			return bad(">= 0")
 		}
 	case "sigma":
 		if v <= 0 {
-			return fmt.Errorf("sigma = %v, want > 0", v)
+			return bad("> 0")
 		}
 	case "partners":
 		if v != 0 && v < 1 {
-			return fmt.Errorf("partners = %v, want >= 1 (or 0 for a fixed alpha)", v)
+			return bad(">= 1 (or 0 for a fixed alpha)")
 		}
 		if clients > 0 && v > float64(clients) {
-			return fmt.Errorf("partners = %v, want <= %d, the number of clients", v, clients)
+			return bad(fmt.Sprintf("<= %d, the number of clients", clients))
 		}
 	default:
-		return fmt.Errorf("unknown knob %q (have alpha, sigma, partners)", name)
+		return &SettingError{name, fmtFloat(v), "a knob: alpha, sigma or partners"}
 	}
 	return nil
 }

@@ -211,20 +211,20 @@ func TestConfigValidate(t *testing.T) {
 		mod  func(*Config)
 		flag string
 	}{
-		{func(c *Config) { c.Algo = "fedsgd" }, "-algo"},
-		{func(c *Config) { c.Rounds = 0 }, "-rounds"},
-		{func(c *Config) { c.LR = -1 }, "-lr"},
-		{func(c *Config) { c.Alpha = -1 }, "-alpha"},
-		{func(c *Config) { c.Sigma = 0 }, "-sigma"},
-		{func(c *Config) { c.Kernel = "gpu" }, "-kernel"},
-		{func(c *Config) { c.Dropout = 1 }, "-model-dropout"},
+		{func(c *Config) { c.Algo = "fedsgd" }, "algo"},
+		{func(c *Config) { c.Rounds = 0 }, "rounds"},
+		{func(c *Config) { c.LR = -1 }, "lr"},
+		{func(c *Config) { c.Alpha = -1 }, "alpha"},
+		{func(c *Config) { c.Sigma = 0 }, "sigma"},
+		{func(c *Config) { c.Kernel = "gpu" }, "kernel"},
+		{func(c *Config) { c.Dropout = 1 }, "dropout"},
 	}
 	for _, tt := range tests {
 		c := DefaultConfig()
 		tt.mod(&c)
 		err := c.Validate()
-		if err == nil || !strings.HasPrefix(err.Error(), tt.flag) {
-			t.Errorf("Validate = %v, want an error naming %s", err, tt.flag)
+		if settingKey(err) != tt.flag {
+			t.Errorf("Validate = %v, want a SettingError naming %s", err, tt.flag)
 		}
 	}
 	c := DefaultConfig()

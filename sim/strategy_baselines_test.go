@@ -335,15 +335,15 @@ func TestBaselineConfigValidate(t *testing.T) {
 		flag string
 		f    func(*Config)
 	}{
-		{"-mu", func(c *Config) { c.Mu = -1 }},
-		{"-tau", func(c *Config) { c.Tau = math.NaN() }},
-		{"-eps1", func(c *Config) { c.GCFLEps1 = math.Inf(1) }},
-		{"-eps2", func(c *Config) { c.GCFLEps2 = -0.1 }},
+		{"mu", func(c *Config) { c.Mu = -1 }},
+		{"tau", func(c *Config) { c.Tau = math.NaN() }},
+		{"eps1", func(c *Config) { c.GCFLEps1 = math.Inf(1) }},
+		{"eps2", func(c *Config) { c.GCFLEps2 = -0.1 }},
 	} {
 		c := DefaultConfig()
 		mod.f(&c)
-		if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), mod.flag) {
-			t.Errorf("Validate = %v, want an error naming %s", err, mod.flag)
+		if err := c.Validate(); settingKey(err) != mod.flag {
+			t.Errorf("Validate = %v, want a SettingError naming %s", err, mod.flag)
 		}
 	}
 	d := DefaultConfig()

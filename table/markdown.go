@@ -8,16 +8,13 @@ import (
 
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
 )
 
-// render writes the Markdown table of the results that match the
-// options' grid and settings: one section per dataset, one row per
-// algorithm, one column per number of clients.
-func (o *Options) render(w io.Writer, results []Result, missing []string) error {
-	byKey := map[key]*Result{}
-	for i := range results {
-		byKey[results[i].key()] = &results[i]
-	}
+// render writes the Markdown table of the stored results of the grid's
+// cells: one section per dataset, one row per algorithm, one column per
+// number of clients.
+func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	var b strings.Builder
 	title := "Table 1: test accuracy (%)"
 	if o.Kind == Ablation {
@@ -36,18 +33,28 @@ func (o *Options) render(w io.Writer, results []Result, missing []string) error 
 	}
 	var own []string
 	for _, a := range o.Algos {
-		if len(o.Datasets) > 0 && len(o.Clients) > 0 {
-			if p, err := o.preset(o.Datasets[0], o.Clients[0]); err == nil {
-				if s := strategySetting(o.config(job{cell: cell{o.Datasets[0], o.Clients[0], a}, preset: p})); s != "" {
-					own = append(own, fmt.Sprintf("%s %s", displayName(a), s))
-				}
+		var c *study.Cell
+		for _, cell := range g.cells {
+			if cell.Config.Algo == a {
+				c = cell
+				break
 			}
+		}
+		var kv []string
+		for _, key := range sim.AlgorithmSettings(a) {
+			if c != nil {
+				v, _ := c.Config.Get(key)
+				kv = append(kv, key+"="+v)
+			}
+		}
+		if len(kv) > 0 {
+			own = append(own, displayName(a)+" "+strings.Join(kv, ","))
 		}
 	}
 	if len(own) > 0 {
 		settings += "; " + strings.Join(own, "; ")
 	}
-	fmt.Fprintf(&b, "Settings: %s; every other setting as the presets and `fedaux run` defaults. Raw runs: `%s`.\n\n", settings, ResultsFile)
+	fmt.Fprintf(&b, "Settings: %s; every other setting as the presets and `fedaux run` defaults. Raw runs: `results*.jsonl`.\n\n", settings)
 	finished, planned := 0, 0
 	var body strings.Builder
 	for _, ds := range o.Datasets {
@@ -63,25 +70,24 @@ func (o *Options) render(w io.Writer, results []Result, missing []string) error 
 		for _, a := range o.Algos {
 			fmt.Fprintf(&body, "| %s |", displayName(a))
 			for _, k := range o.Clients {
-				p, err := o.preset(ds, k)
-				if err == nil && slices.Contains(missing, p.Name) {
+				var accs []float64
+				var name string
+				for i := 0; i < o.Seeds; i++ {
+					c := g.byPos[pos{ds, k, a, o.Seed + uint64(i)}]
+					name = c.Scenario.Name
+					planned++
+					if r, ok := store.Get(c.Key()); ok {
+						accs = append(accs, r.TestAtBestVal)
+						finished++
+					}
+				}
+				if len(accs) == 0 && slices.Contains(g.missing, name) {
 					cell := "no data"
 					if v, ok := Paper(a, ds, k); ok {
 						cell += fmt.Sprintf(" (paper %.2f)", v)
 					}
 					body.WriteString(" " + cell + " |")
 					continue
-				}
-				var accs []float64
-				if err == nil {
-					for i := 0; i < o.Seeds; i++ {
-						j := job{cell: cell{ds, k, a}, preset: p, seed: o.Seed + uint64(i)}
-						planned++
-						if r := byKey[configKey(p.Name, o.config(j))]; r != nil {
-							accs = append(accs, r.TestAtBestVal)
-							finished++
-						}
-					}
 				}
 				body.WriteString(" " + formatCell(accs, o.Seeds, a, ds, k) + " |")
 			}
@@ -90,8 +96,8 @@ func (o *Options) render(w io.Writer, results []Result, missing []string) error 
 		body.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Runs finished: %d of %d.\n\n", finished, planned)
-	if len(missing) > 0 {
-		fmt.Fprintf(&b, "Skipped for want of data: %s.\n\n", strings.Join(missing, ", "))
+	if len(g.missing) > 0 {
+		fmt.Fprintf(&b, "Skipped for want of data: %s.\n\n", strings.Join(g.missing, ", "))
 	}
 	b.WriteString(body.String())
 	_, err := io.WriteString(w, b.String())
@@ -106,7 +112,7 @@ func formatCell(accs []float64, seeds int, algo, ds string, k int) string {
 	if len(accs) == 0 {
 		s = "—"
 	} else {
-		m, sd := sim.MeanStd(accs)
+		m, sd := study.MeanStd(accs)
 		s = fmt.Sprintf("%.2f ± %.2f", m, sd)
 		if len(accs) < seeds {
 			s += fmt.Sprintf(" [%d/%d]", len(accs), seeds)

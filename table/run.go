@@ -1,18 +1,19 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
 )
 
 // Kinds of table.
@@ -35,7 +36,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []string, er
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
 			[]string{"fedaux", "fedaux_hard", "fedavg_mask"}, nil
 	}
-	return nil, nil, nil, fmt.Errorf("-table: %q, want %s or %s", kind, Main, Ablation)
+	return nil, nil, nil, fmt.Errorf("table: kind %q, want %s or %s", kind, Main, Ablation)
 }
 
 // Options describe a table run.
@@ -54,34 +55,22 @@ type Options struct {
 	Tune func(*sim.Config)
 	Env  presets.Env
 	Out  string // output directory
-	// Progress receives one line per finished run and, every tenth round,
-	// one per round; nil discards them.
-	Progress io.Writer
+	// Shard is the share of the runs this process computes.
+	Shard study.Shard
+	// Recorder is told the progress; nil records nothing.
+	Recorder study.Recorder
+	// Interrupts, when not nil, stop the table at a round boundary; the
+	// run in flight is checkpointed in Out/checkpoints and resumes there.
+	Interrupts *study.Interrupts
 	// Lookup finds the preset of a cell; nil means presets.Get("<dataset>-<clients>").
 	Lookup func(dataset string, clients int) (*presets.Preset, error)
 }
 
-// Stats counts what a Run did.
-type Stats struct {
-	Planned int // runs in the grid (of presets whose data is present)
-	Reused  int // finished runs read back from ResultsFile
-	Ran     int // runs computed now
-	Missing []string
-}
-
-// cell is one (dataset, clients, algorithm) of the grid.
-type cell struct {
-	dataset string
-	clients int
-	algo    string
-}
-
-// job is one run of a cell.
-type job struct {
-	cell
-	preset *presets.Preset
-	seed   uint64
-}
+// Labels of a table's cells.
+const (
+	LabelDataset = "dataset"
+	LabelClients = "clients"
+)
 
 // MarkdownFile returns the Markdown file name of a kind of table.
 func MarkdownFile(kind string) string {
@@ -91,112 +80,123 @@ func MarkdownFile(kind string) string {
 	return "table1.md"
 }
 
-// Run runs every run of the grid that ResultsFile in opts.Out does not
-// hold yet, appending each to it as it finishes and rewriting the
-// Markdown table after each. Runs go seed by seed (every cell's first
-// seed before any second seed), so an early table covers every cell.
-// When ctx is cancelled the run in progress is dropped and Run returns
-// ctx's error; running it again resumes.
-func Run(ctx context.Context, opts Options) (Stats, error) {
-	var st Stats
-	if opts.Seeds < 1 {
-		return st, fmt.Errorf("-seeds: %d, want >= 1", opts.Seeds)
+// grid is a table's cells, in the stable order that shards divide: seed
+// by seed (every cell's first seed before any second seed, so that an
+// early table covers every cell), then dataset, clients and algorithm.
+type grid struct {
+	cells   []*study.Cell
+	missing []string // presets whose data is absent
+	byPos   map[pos]*study.Cell
+}
+
+type pos struct {
+	dataset string
+	clients int
+	algo    string
+	seed    uint64
+}
+
+func (o *Options) grid() (*grid, error) {
+	if o.Seeds < 1 {
+		return nil, fmt.Errorf("table: seeds = %d, want >= 1", o.Seeds)
 	}
-	for _, a := range opts.Algos {
+	for _, a := range o.Algos {
 		if !slices.Contains(sim.Algorithms(), a) {
-			return st, fmt.Errorf("-algos: unknown algorithm %q (have %s)", a, strings.Join(sim.Algorithms(), ", "))
+			return nil, fmt.Errorf("table: unknown algorithm %q (have %s)", a, strings.Join(sim.Algorithms(), ", "))
 		}
 	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
-	type slot struct {
-		dataset string
-		clients int
-	}
-	found := map[slot]*presets.Preset{}
-	for _, ds := range opts.Datasets {
-		for _, k := range opts.Clients {
-			p, err := opts.preset(ds, k)
-			if err != nil {
-				return st, fmt.Errorf("-datasets/-clients: %w", err)
+	g := &grid{byPos: map[pos]*study.Cell{}}
+	for i := 0; i < o.Seeds; i++ {
+		for _, ds := range o.Datasets {
+			for _, k := range o.Clients {
+				p, err := o.preset(ds, k)
+				if err != nil {
+					return nil, fmt.Errorf("table: %w", err)
+				}
+				if i == 0 && !p.Available(o.Env) {
+					g.missing = append(g.missing, p.Name)
+				}
+				for _, a := range o.Algos {
+					c := &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: o.config(p, a, o.Seed+uint64(i)),
+						Labels: map[string]string{LabelDataset: ds, LabelClients: strconv.Itoa(k)}}
+					g.cells = append(g.cells, c)
+					g.byPos[pos{ds, k, a, c.Config.Seed}] = c
+				}
 			}
-			if !p.Available(opts.Env) {
-				st.Missing = append(st.Missing, p.Name)
-				fmt.Fprintf(progress, "table: skipping %s: its data (%s) is not in %s\n", p.Name, p.Needs, opts.Env.DataDir)
-				continue
-			}
-			found[slot{ds, k}] = p
 		}
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return st, fmt.Errorf("table: %w", err)
-	}
-	resultsPath := filepath.Join(opts.Out, ResultsFile)
-	results, bad, err := ReadResults(resultsPath)
+	return g, nil
+}
+
+// Run runs every run of the grid in the shard that the results files in
+// opts.Out do not hold yet, appending each to the shard's results file
+// as it finishes and rewriting the Markdown table, from every results
+// file in the directory, after each. When ctx is cancelled or an
+// interrupt stops it, Run returns the error; running it again resumes.
+func Run(ctx context.Context, opts Options) (study.Stats, error) {
+	g, err := opts.grid()
 	if err != nil {
-		return st, err
+		return study.Stats{}, err
 	}
-	if bad > 0 {
-		fmt.Fprintf(progress, "table: %s: skipped %d line(s) that do not parse\n", resultsPath, bad)
+	store, err := study.OpenStore(opts.Out, opts.Shard.File())
+	if err != nil {
+		return study.Stats{}, err
 	}
-	done := map[key]bool{}
-	for i := range results {
-		done[results[i].key()] = true
+	rec := opts.Recorder
+	if rec == nil {
+		rec = study.Nop{}
 	}
-	var todo []job
-	for i := 0; i < opts.Seeds; i++ {
-		for _, ds := range opts.Datasets {
-			for _, k := range opts.Clients {
-				p := found[slot{ds, k}]
-				if p == nil {
-					continue
-				}
-				for _, a := range opts.Algos {
-					st.Planned++
-					j := job{cell: cell{ds, k, a}, preset: p, seed: opts.Seed + uint64(i)}
-					if done[configKey(p.Name, opts.config(j))] {
-						st.Reused++
-						continue
-					}
-					todo = append(todo, j)
-				}
-			}
-		}
-	}
-	fmt.Fprintf(progress, "table: %d runs, %d already in %s, %d to run\n", st.Planned, st.Reused, resultsPath, len(todo))
 	write := func() error {
+		if err := store.Reload(); err != nil {
+			return err
+		}
 		return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile(opts.Kind)), func(w io.Writer) error {
-			return opts.render(w, results, st.Missing)
+			return opts.render(w, g, store)
 		})
 	}
 	if err := write(); err != nil {
-		return st, fmt.Errorf("table: %w", err)
+		return study.Stats{}, err
 	}
-	start := time.Now()
-	for n, j := range todo {
-		r, err := opts.runOne(ctx, j, func(line string) {
-			fmt.Fprintf(progress, "table: [%d/%d] %s\n", n+1, len(todo), line)
-		})
-		if err != nil {
-			return st, err
-		}
-		if err := appendResult(resultsPath, r); err != nil {
-			return st, err
-		}
-		results = append(results, *r)
-		st.Ran++
-		if err := write(); err != nil {
-			return st, fmt.Errorf("table: %w", err)
-		}
-		elapsed := time.Since(start)
-		eta := time.Duration(float64(elapsed) / float64(n+1) * float64(len(todo)-n-1))
-		fmt.Fprintf(progress, "table: [%d/%d] %s %s seed %d: %.2f (best val round %d) in %.1f s; elapsed %s, about %s left\n",
-			n+1, len(todo), j.preset.Name, j.algo, j.seed, r.TestAtBestVal, r.BestRound, r.Seconds,
-			elapsed.Round(time.Second), eta.Round(time.Second))
+	rr := &rendering{Recorder: rec, write: write}
+	r := &study.Runner{
+		Store: store, Shard: opts.Shard, Env: opts.Env, Recorder: rr,
+		Interrupts: opts.Interrupts,
+		Checkpoint: func(c *study.Cell) string { return filepath.Join(opts.Out, "checkpoints", c.Key()+".ckpt") },
+		Skip:       func(c *study.Cell) bool { return slices.Contains(g.missing, c.Scenario.Name) },
 	}
-	return st, nil
+	st, err := r.Run(ctx, g.cells)
+	if werr := write(); err == nil {
+		err = cmp.Or(rr.err, werr)
+	}
+	return st, err
+}
+
+// rendering rewrites the table after each finished run.
+type rendering struct {
+	study.Recorder
+	write func() error
+	err   error
+}
+
+func (r *rendering) Finish(n, total int, c *study.Cell, rec *study.Record) {
+	r.Recorder.Finish(n, total, c, rec)
+	if err := r.write(); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// Render writes the Markdown table of the results in opts.Out (every
+// results file there) without running anything.
+func Render(w io.Writer, opts Options) error {
+	g, err := opts.grid()
+	if err != nil {
+		return err
+	}
+	store, err := study.OpenStore(opts.Out, opts.Shard.File())
+	if err != nil {
+		return err
+	}
+	return opts.render(w, g, store)
 }
 
 // preset returns the preset of the cell (dataset, k).
@@ -207,11 +207,11 @@ func (o *Options) preset(ds string, k int) (*presets.Preset, error) {
 	return presets.Get(fmt.Sprintf("%s-%d", ds, k))
 }
 
-// config returns a job's settings: the preset's, with the algorithm, the
+// config returns a run's settings: the preset's, with the algorithm, the
 // seed and the overrides.
-func (o *Options) config(j job) sim.Config {
-	c := j.preset.Config()
-	c.Algo, c.Seed, c.Workers = j.algo, j.seed, o.Workers
+func (o *Options) config(p *presets.Preset, algo string, seed uint64) sim.Config {
+	c := p.Config()
+	c.Algo, c.Seed, c.Workers = algo, seed, o.Workers
 	if o.Rounds > 0 {
 		c.Rounds = o.Rounds
 	}
@@ -222,30 +222,4 @@ func (o *Options) config(j job) sim.Config {
 		o.Tune(&c)
 	}
 	return c
-}
-
-// runOne runs one job to the end.
-func (o *Options) runOne(ctx context.Context, j job, progress func(string)) (*Result, error) {
-	cfg := o.config(j)
-	start := time.Now()
-	e, sc, err := presets.NewEngine(j.preset, o.Env, cfg, nil)
-	if err != nil {
-		return nil, err
-	}
-	s, err := e.Run(ctx, func(r *sim.RoundReport) {
-		if r.Round%10 == 0 && r.Round != cfg.Rounds {
-			progress(fmt.Sprintf("%s %s seed %d round %d/%d: val %.2f test %.2f (%.2f s/round)",
-				j.preset.Name, j.algo, j.seed, r.Round, cfg.Rounds, r.MeanVal, r.MeanTest, r.Seconds))
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s %s seed %d: %w", j.preset.Name, j.algo, j.seed, err)
-	}
-	return &Result{
-		Dataset: j.dataset, Clients: j.clients, Algo: j.algo, Preset: j.preset.Name, Seed: j.seed,
-		Rounds: cfg.Rounds, Epochs: cfg.Epochs, Hidden: cfg.Hidden, Setting: strategySetting(cfg),
-		TestAtBestVal: s.TestAtBestVal, BestRound: s.BestRound, BestVal: s.BestVal, FinalTest: s.FinalTest,
-		Seconds: time.Since(start).Seconds(), Partition: sc.Partition, Version: presets.Version,
-		Finished: time.Now().UTC().Format(time.RFC3339), Config: cfg,
-	}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
 )
 
 // tinyPreset is a 120-node SBM with k clients in 2 groups, 3 rounds of a
@@ -85,10 +86,10 @@ func TestRunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Planned != 4 || st.Ran != 4 || st.Reused != 0 {
+	if st.Mine != 4 || st.Ran != 4 || st.Reused != 0 {
 		t.Fatalf("first run: %+v, want 4 planned, 4 run", st)
 	}
-	results := filepath.Join(dir, ResultsFile)
+	results := filepath.Join(dir, study.ResultsFile)
 	md := filepath.Join(dir, MarkdownFile(Main))
 	first, err := os.ReadFile(md)
 	if err != nil {
@@ -127,13 +128,15 @@ func TestRunResumes(t *testing.T) {
 	if st.Ran != 2 || st.Reused != 4 {
 		t.Fatalf("third seed: %+v, want 2 run and 4 reused", st)
 	}
-	rs, bad, err := ReadResults(results)
-	if err != nil || bad != 1 || len(rs) != 6 {
-		t.Fatalf("ReadResults: %d results, %d bad, %v; want 6 and 1", len(rs), bad, err)
+	store, err := study.OpenStore(dir, study.ResultsFile)
+	if err != nil || store.Torn[study.ResultsFile] != 1 || len(store.Records()) != 6 {
+		t.Fatalf("OpenStore: %d results, %d torn, %v; want 6 and 1", len(store.Records()), store.Torn[study.ResultsFile], err)
 	}
-	for _, r := range rs {
-		if r.Preset != "tiny-4" || r.Rounds != 3 || r.Hidden != 8 || r.TestAtBestVal <= 0 || r.Config.Algo != r.Algo || r.Config.Seed != r.Seed {
-			t.Errorf("result %+v", r)
+	for _, r := range store.Records() {
+		c, err := r.Config()
+		if err != nil || r.Scenario != "tiny-4" || c.Rounds != 3 || c.Hidden != 8 || r.TestAtBestVal <= 0 || c.Algo != r.Algo || c.Seed != r.Seed ||
+			r.Labels[LabelDataset] != "tiny" || r.Labels[LabelClients] != "4" || len(r.Test) != 3 {
+			t.Errorf("result %+v (%v)", r, err)
 		}
 	}
 	text, _ := os.ReadFile(md)

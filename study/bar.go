@@ -1,4 +1,4 @@
-package tui
+package study
 
 import (
 	"fmt"
@@ -19,14 +19,15 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
-// ProgressBar draws a headless run's progress on one terminal line,
-// redrawn in place: the rounds done, the clients done in the current
-// round, the last mean accuracies and the best round so far. Its methods
-// may be called from several goroutines.
-type ProgressBar struct {
+// Bar is a Recorder that draws the cell in flight on one terminal line,
+// redrawn in place: the rounds done, the clients done in the round in
+// flight, the last mean accuracies and the best round so far; and one
+// line per finished cell.
+type Bar struct {
 	mu           sync.Mutex
 	w            io.Writer
-	seed         uint64
+	lines        Lines
+	cell         string
 	rounds       int
 	round        int
 	done, total  int
@@ -37,28 +38,29 @@ type ProgressBar struct {
 	finishedLine bool
 }
 
-// NewProgressBar returns a progress bar on w for a run of rounds rounds,
-// or nil when w is not a terminal (then print plain lines instead). All
-// methods accept a nil bar and do nothing.
-func NewProgressBar(w io.Writer, seed uint64, rounds int) *ProgressBar {
-	if !IsTerminal(w) {
-		return nil
-	}
+// NewBar returns a Bar on the terminal w.
+func NewBar(w io.Writer, prefix string) *Bar {
 	width := 80
 	if f, ok := w.(*os.File); ok {
 		if cw, _, err := term.GetSize(f.Fd()); err == nil && cw > 20 {
 			width = cw
 		}
 	}
-	return &ProgressBar{w: w, seed: seed, rounds: rounds, width: width}
+	return &Bar{w: w, width: width, lines: Lines{W: w, Prefix: prefix}}
 }
 
-// Clients records that done of total clients finished the round in
-// progress; it fits sim.Engine.OnProgress.
-func (p *ProgressBar) Clients(done, total int) {
-	if p == nil {
-		return
-	}
+func (p *Bar) Plan(pl Plan) { p.lines.Plan(pl) }
+
+func (p *Bar) Start(n, total int, c *Cell, from int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines.Start(n, total, c, from)
+	p.cell, p.rounds, p.round, p.done, p.last = fmt.Sprintf("seed %d", c.Config.Seed), c.Config.Rounds, from, 0, ""
+	p.wroteOnce, p.finishedLine = false, false
+}
+
+// Clients records that done of total clients finished the round in progress.
+func (p *Bar) Clients(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done, p.total = max(p.done, done), total
@@ -68,10 +70,7 @@ func (p *ProgressBar) Clients(done, total int) {
 }
 
 // Round records a finished round and the summary so far.
-func (p *ProgressBar) Round(r *sim.RoundReport, s sim.Summary) {
-	if p == nil {
-		return
-	}
+func (p *Bar) Round(_ *Cell, r *sim.RoundReport, s sim.Summary) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.round, p.done = r.Round, 0
@@ -79,13 +78,22 @@ func (p *ProgressBar) Round(r *sim.RoundReport, s sim.Summary) {
 	p.draw()
 }
 
-// Done ends the bar's line.
-func (p *ProgressBar) Done() {
-	if p == nil {
-		return
-	}
+// Finish ends the bar's line and prints the cell's line.
+func (p *Bar) Finish(n, total int, c *Cell, r *Record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.endLine()
+	p.lines.Finish(n, total, c, r)
+}
+
+// End ends the bar's line (a study that stops early).
+func (p *Bar) End() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLine()
+}
+
+func (p *Bar) endLine() {
 	if p.wroteOnce && !p.finishedLine {
 		fmt.Fprintln(p.w)
 		p.finishedLine = true
@@ -93,19 +101,19 @@ func (p *ProgressBar) Done() {
 }
 
 // draw rewrites the line; the caller holds p.mu.
-func (p *ProgressBar) draw() {
+func (p *Bar) draw() {
 	frac := float64(p.round) / float64(max(1, p.rounds))
 	if p.total > 0 && p.round < p.rounds {
 		frac += float64(p.done) / float64(p.total) / float64(max(1, p.rounds))
 	}
-	head := fmt.Sprintf("seed %d round %d/%d ", p.seed, p.round, p.rounds)
+	head := fmt.Sprintf("%s round %d/%d ", p.cell, p.round, p.rounds)
 	tail := " " + p.last
 	barW := max(10, min(40, p.width-len(head)-len(tail)-3))
 	fill := int(frac * float64(barW))
 	line := head + "[" + strings.Repeat("█", fill) + strings.Repeat("░", barW-fill) + "]" + tail
 	if r := []rune(line); len(r) > p.width-1 {
-		line = string(r[:p.width-1])
+		line = string(r[:p.width-2]) + "…"
 	}
 	fmt.Fprintf(p.w, "\r\x1b[2K%s", line)
-	p.wroteOnce, p.lastDraw = true, time.Now()
+	p.wroteOnce, p.finishedLine, p.lastDraw = true, false, time.Now()
 }

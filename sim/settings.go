@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fedaux/fedaux/gnn"
+)
+
+// NumericsVersion numbers the arithmetic of a run. Two runs with the same
+// settings, scenario and NumericsVersion give the same numbers, whatever
+// the commit they were built from; result stores key finished runs on it.
+// Bump it with any change that alters a run's numbers (summation order,
+// an initialisation, a random draw), so that stored results are
+// recomputed instead of reused.
+const NumericsVersion = 1
+
+// A SettingError reports a setting of Config that does not parse or is
+// out of range. Key is the setting's name as Settings lists it.
+type SettingError struct {
+	Key   string
+	Value string
+	Want  string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("sim: %s = %s, want %s", e.Key, e.Value, e.Want)
+}
+
+// setting is one named field of Config.
+type setting struct {
+	key     string
+	numeric bool
+	get     func(*Config) string
+	set     func(*Config, string) error
+	// algos, when not nil, lists the only algorithms that read the
+	// setting; Fingerprint leaves it out for the others.
+	algos []string
+	// def, when not "", is a value that Fingerprint leaves out: a setting
+	// added after results were stored, at the value runs had before it.
+	def string
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func intSetting(key string, p func(*Config) *int) setting {
+	return setting{key: key, numeric: true,
+		get: func(c *Config) string { return strconv.Itoa(*p(c)) },
+		set: func(c *Config, s string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return &SettingError{key, s, "an integer"}
+			}
+			*p(c) = v
+			return nil
+		}}
+}
+
+func floatSetting(key string, p func(*Config) *float64) setting {
+	return setting{key: key, numeric: true,
+		get: func(c *Config) string { return fmtFloat(*p(c)) },
+		set: func(c *Config, s string) error {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return &SettingError{key, s, "a number"}
+			}
+			*p(c) = v
+			return nil
+		}}
+}
+
+// settings lists Config's fields by name, in the order Settings returns.
+var settings = []setting{
+	{key: "algo", get: func(c *Config) string { return c.Algo },
+		set: func(c *Config, s string) error { c.Algo = s; return nil }},
+	intSetting("rounds", func(c *Config) *int { return &c.Rounds }),
+	intSetting("epochs", func(c *Config) *int { return &c.Epochs }),
+	intSetting("hidden", func(c *Config) *int { return &c.Hidden }),
+	func() setting {
+		s := intSetting("layers", func(c *Config) *int { return &c.Layers })
+		s.get = func(c *Config) string { return strconv.Itoa(c.layers()) }
+		s.def = "2"
+		return s
+	}(),
+	floatSetting("lr", func(c *Config) *float64 { return &c.LR }),
+	floatSetting("wd", func(c *Config) *float64 { return &c.WD }),
+	floatSetting("dropout", func(c *Config) *float64 { return &c.Dropout }),
+	floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }),
+	floatSetting("sigma", func(c *Config) *float64 { return &c.Sigma }),
+	{key: "score", get: func(c *Config) string { return c.Score.String() },
+		set: func(c *Config, s string) error {
+			k, err := gnn.ParseScoreKind(s)
+			if err != nil {
+				return &SettingError{"score", s, "cosine or maxnorm"}
+			}
+			c.Score = k
+			return nil
+		}},
+	{key: "kernel", get: func(c *Config) string { return c.Kernel },
+		set: func(c *Config, s string) error { c.Kernel = s; return nil }},
+	{key: "seed", numeric: false, get: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) },
+		set: func(c *Config, s string) error {
+			v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+			if err != nil {
+				return &SettingError{"seed", s, "a non-negative integer"}
+			}
+			c.Seed = v
+			return nil
+		}},
+	{key: "sim", get: func(c *Config) string { return c.Source },
+		set: func(c *Config, s string) error { c.Source = s; return nil }},
+	{key: "apv_mix", get: func(c *Config) string { return onOff(c.APVMix) },
+		set: func(c *Config, s string) error {
+			switch s {
+			case "on", "true":
+				c.APVMix = true
+			case "off", "false":
+				c.APVMix = false
+			default:
+				return &SettingError{"apv_mix", s, "on or off"}
+			}
+			return nil
+		}},
+	floatSetting("partners", func(c *Config) *float64 { return &c.Partners }),
+	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), "fedprox"),
+	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), "fedpub"),
+	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), "gcfl"),
+	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), "gcfl"),
+}
+
+func withAlgos(s setting, algos ...string) setting {
+	s.algos = algos
+	return s
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func lookup(key string) *setting {
+	for i := range settings {
+		if settings[i].key == key {
+			return &settings[i]
+		}
+	}
+	return nil
+}
+
+// Settings lists the names of Config's settings (every field but Workers
+// and Functional, which do not change a run's numbers), as Get and Set
+// take them.
+func Settings() []string {
+	out := make([]string, len(settings))
+	for i, s := range settings {
+		out[i] = s.key
+	}
+	return out
+}
+
+// NumericSettings lists the settings whose values are numbers, the ones a
+// sweep can vary (the seed aside).
+func NumericSettings() []string {
+	var out []string
+	for _, s := range settings {
+		if s.numeric {
+			out = append(out, s.key)
+		}
+	}
+	return out
+}
+
+// AlgorithmSettings lists the settings that only algo reads (fedprox:
+// mu; fedpub: tau; gcfl: eps1 and eps2).
+func AlgorithmSettings(algo string) []string {
+	var out []string
+	for _, s := range settings {
+		if slices.Contains(s.algos, algo) {
+			out = append(out, s.key)
+		}
+	}
+	return out
+}
+
+// Get returns the value of the named setting, as Set reads it.
+func (c *Config) Get(key string) (string, error) {
+	s := lookup(key)
+	if s == nil {
+		return "", unknownSetting(key)
+	}
+	return s.get(c), nil
+}
+
+// Set parses value and sets the named setting. It checks the syntax
+// only; Validate checks the range.
+func (c *Config) Set(key, value string) error {
+	s := lookup(key)
+	if s == nil {
+		return unknownSetting(key)
+	}
+	return s.set(c, value)
+}
+
+func unknownSetting(key string) error {
+	return &SettingError{Key: key, Value: "(unknown setting)", Want: "one of " + strings.Join(Settings(), ", ")}
+}
+
+// Fingerprint spells every setting that can change the numbers of a run
+// of c.Algo, as sorted key=value pairs joined by commas: the settings
+// that only other algorithms read are left out, and so are the worker
+// count and the display-only Functional.
+func (c Config) Fingerprint() string {
+	var parts []string
+	for _, s := range settings {
+		if s.algos != nil && !slices.Contains(s.algos, c.Algo) {
+			continue
+		}
+		v := s.get(&c)
+		if s.def != "" && v == s.def {
+			continue
+		}
+		parts = append(parts, s.key+"="+v)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+// checkRange returns a SettingError unless v is finite and at least lo
+// (above lo when open).
+func checkRange(key string, v, lo float64, open bool) error {
+	bad := math.IsNaN(v) || math.IsInf(v, 0) || v < lo || (open && v == lo)
+	if !bad {
+		return nil
+	}
+	want := "a finite value >= " + fmtFloat(lo)
+	if open {
+		want = "a finite value > " + fmtFloat(lo)
+	}
+	return &SettingError{key, fmtFloat(v), want}
+}

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// settingKey returns the Key of a *SettingError, or "" for any other error.
+func settingKey(err error) string {
+	var se *SettingError
+	if errors.As(err, &se) {
+		return se.Key
+	}
+	return ""
+}
+
+func TestSettingsGetSet(t *testing.T) {
+	c := DefaultConfig()
+	for _, key := range Settings() {
+		v, err := c.Get(key)
+		if err != nil {
+			t.Fatalf("Get(%s): %v", key, err)
+		}
+		d := DefaultConfig()
+		if err := d.Set(key, v); err != nil {
+			t.Errorf("Set(%s, %q): %v", key, v, err)
+		}
+		if diff := DiffConfig(c, d); diff != nil {
+			t.Errorf("Set(%s, Get(%s)) changed %v", key, key, diff)
+		}
+	}
+	for _, tt := range []struct{ key, v, want string }{
+		{"alpha", "x", "sim: alpha = x, want a number"},
+		{"hidden", "1.5", "sim: hidden = 1.5, want an integer"},
+		{"apv_mix", "maybe", "sim: apv_mix = maybe, want on or off"},
+		{"nope", "1", "sim: nope = (unknown setting), want one of algo, rounds"},
+	} {
+		err := c.Set(tt.key, tt.v)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || settingKey(err) != tt.key {
+			t.Errorf("Set(%s, %s) = %v, want %q", tt.key, tt.v, err, tt.want)
+		}
+	}
+	if err := c.Set("alpha", "3"); err != nil || c.Alpha != 3 {
+		t.Errorf("Set alpha 3: %v, alpha %v", err, c.Alpha)
+	}
+	if err := c.Set("layers", "3"); err != nil || c.Layers != 3 {
+		t.Errorf("Set layers 3: %v, layers %v", err, c.Layers)
+	}
+	c.Layers = 4
+	if err := c.Validate(); settingKey(err) != "layers" {
+		t.Errorf("Validate layers 4 = %v", err)
+	}
+}
+
+func TestValidateSpeaksSettingNames(t *testing.T) {
+	c := DefaultConfig()
+	c.Rounds = 0
+	if err := c.Validate(); err == nil || err.Error() != "sim: rounds = 0, want >= 1" {
+		t.Errorf("Validate = %v", err)
+	}
+}
+
+// TestFingerprint checks what the result key of a run reads: every
+// setting of its algorithm, nothing of the others', and layers only when
+// they differ from the paper's 2 (results stored before the setting
+// existed ran with 2).
+func TestFingerprint(t *testing.T) {
+	a := DefaultConfig()
+	b := a
+	b.Mu, b.Tau, b.Workers, b.Functional = 0.5, 7, 3, true
+	if a.Fingerprint() != b.Fingerprint() {
+		t.Errorf("fedaux fingerprint depends on mu/tau/workers/functional:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
+	}
+	b.Algo, a.Algo = "fedprox", "fedprox"
+	if a.Fingerprint() == b.Fingerprint() {
+		t.Errorf("fedprox fingerprint ignores mu: %s", a.Fingerprint())
+	}
+	c := DefaultConfig()
+	c.Layers = 0
+	if c.Fingerprint() != DefaultConfig().Fingerprint() || strings.Contains(c.Fingerprint(), "layers") {
+		t.Errorf("layers 0 and 2 differ or are spelled: %s", c.Fingerprint())
+	}
+	c.Layers = 3
+	if !strings.Contains(c.Fingerprint(), "layers=3") {
+		t.Errorf("layers 3 missing: %s", c.Fingerprint())
+	}
+	for _, key := range Settings() {
+		d := DefaultConfig()
+		v, _ := d.Get(key)
+		if err := d.Set(key, v+"1"); err != nil {
+			continue
+		}
+		if d.Fingerprint() == DefaultConfig().Fingerprint() && key != "mu" && key != "tau" && key != "eps1" && key != "eps2" {
+			t.Errorf("fingerprint ignores %s", key)
+		}
+	}
+}

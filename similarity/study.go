@@ -1,0 +1,237 @@
+package similarity
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
+)
+
+// Score is one view's agreement with the truth in one round of one run:
+// a line of JSONLFile.
+type Score struct {
+	Variant string `json:"variant"`
+	Seed    uint64 `json:"seed"`
+	Round   int    `json:"round"`
+	View    string `json:"view"`
+	// Corr is the Pearson correlation of the view's off-diagonal entries
+	// with the ground-truth similarity's; null when either is constant.
+	Corr *float64 `json:"corr_ground_truth"`
+	// ARI is the adjusted Rand index of average-linkage clustering of the
+	// view into as many clusters as true groups; null without groups.
+	ARI    *float64 `json:"ari"`
+	Within float64  `json:"within"`
+	Across float64  `json:"across"`
+}
+
+// Files the study writes in its output directory, beside the results files.
+const (
+	MarkdownFile = "similarity.md"
+	JSONLFile    = "similarity.jsonl"
+)
+
+// Options describe a similarity study.
+type Options struct {
+	Preset     *presets.Preset
+	Env        presets.Env
+	Base       sim.Config // the variants' base; Base.Seed is the first seed
+	Variants   []Variant
+	Seeds      int
+	At         []int // rounds to report, sorted
+	Out        string
+	PNG        bool // heat maps of the first seed
+	Recorder   study.Recorder
+	Interrupts *study.Interrupts
+}
+
+// Run runs every (variant, seed) the results in opts.Out do not hold,
+// then writes MarkdownFile and JSONLFile and returns the Markdown.
+func Run(ctx context.Context, opts Options) (string, error) {
+	var cells []*study.Cell
+	base := opts.Base
+	base.Functional = true // FED-PUB's functional view for every run
+	for _, v := range opts.Variants {
+		c := base
+		if err := v.Apply(&c); err != nil {
+			return "", err
+		}
+		for s := 0; s < opts.Seeds; s++ {
+			c.Seed = base.Seed + uint64(s)
+			cells = append(cells, &study.Cell{Scenario: opts.Preset, Partition: opts.Preset.ResolvePartition(opts.Env),
+				Config: c, Labels: map[string]string{study.LabelVariant: v.Name()}})
+		}
+	}
+	store, err := study.OpenStore(opts.Out, study.ResultsFile)
+	if err != nil {
+		return "", err
+	}
+	var scores []Score
+	r := &study.Runner{Store: store, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
+		Checkpoint: func(c *study.Cell) string { return filepath.Join(opts.Out, "checkpoints", c.Key()+".ckpt") },
+		Observe: func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
+			if rep == nil { // a new cell, or one resumed from its checkpoint
+				scores = nil
+				for _, old := range e.Reports() {
+					if slices.Contains(opts.At, old.Round) {
+						scores = append(scores, scoreRound(c.Labels[study.LabelVariant], c.Config.Seed, old, e.Data().Groups)...)
+					}
+				}
+				return nil
+			}
+			if !slices.Contains(opts.At, rep.Round) {
+				return nil
+			}
+			variant := c.Labels[study.LabelVariant]
+			scores = append(scores, scoreRound(variant, c.Config.Seed, rep, e.Data().Groups)...)
+			if opts.PNG && c.Config.Seed == base.Seed {
+				return writeHeatMaps(opts.Out, opts.Preset.Name, c, rep, e.Data().Groups)
+			}
+			return nil
+		},
+		Finish: func(c *study.Cell, _ *sim.Engine, _ *presets.Scenario, rec *study.Record) error {
+			return study.SetExtra(rec, scores)
+		},
+	}
+	if _, err := r.Run(ctx, cells); err != nil {
+		return "", err
+	}
+	var all []Score
+	for _, c := range cells {
+		rec, _ := store.Get(c.Key())
+		var s []Score
+		if err := study.Extra(rec, &s); err != nil {
+			return "", fmt.Errorf("similarity: %s: %w", c, err)
+		}
+		all = append(all, s...)
+	}
+	if err := export.WriteFileAtomic(filepath.Join(opts.Out, JSONLFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for _, s := range all {
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	var md strings.Builder
+	fmt.Fprintf(&md, "# Similarity views on %s\n\n", opts.Preset.Name)
+	fmt.Fprintf(&md, "Per variant, view and round: r = Pearson correlation of the view's off-diagonal entries with the ground-truth "+
+		"similarity (cosine of mean-pooled embeddings); ARI = adjusted Rand index of average-linkage clustering of the view into "+
+		"the true number of groups. Mean ± std over seeds %d..%d; n/a where undefined (constant view, no true groups).\n\n",
+		base.Seed, base.Seed+uint64(opts.Seeds)-1)
+	for _, v := range opts.Variants {
+		writeVariantTable(&md, v.Name(), all, opts.At)
+	}
+	return md.String(), export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
+		_, err := io.WriteString(w, md.String())
+		return err
+	})
+}
+
+// scoreRound scores every matrix of a round.
+func scoreRound(variant string, seed uint64, rep *sim.RoundReport, groups []int) []Score {
+	var out []Score
+	names, ms := study.ViewOrder(rep)
+	for i, name := range names {
+		s := Score{Variant: variant, Seed: seed, Round: rep.Round, View: name}
+		if corr, ok := study.PearsonOffDiag(ms[i], rep.GroundTruth); ok {
+			s.Corr = &corr
+		}
+		if groups != nil {
+			g := study.ScoreGroups(name, ms[i], groups)
+			s.ARI, s.Within, s.Across = &g.ARI, g.Within, g.Across
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// writeHeatMaps writes every matrix of the round as a PNG on its
+// stretched scale, under a directory named after the variant.
+func writeHeatMaps(out, preset string, c *study.Cell, rep *sim.RoundReport, groups []int) error {
+	v, _ := ParseVariants(c.Labels[study.LabelVariant], 0, 0)
+	slug := "base"
+	if len(v) == 1 {
+		slug = v[0].Slug()
+	}
+	names, ms := study.ViewOrder(rep)
+	for i, name := range names {
+		path := filepath.Join(out, slug, fmt.Sprintf("r%03d-%s.png", rep.Round, name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		title := fmt.Sprintf("%s %s [%s] seed %d: %s, round %d", preset, c.Config.Algo, c.Labels[study.LabelVariant], c.Config.Seed, name, rep.Round)
+		m := ms[i]
+		if err := export.WriteFileAtomic(path, func(w io.Writer) error {
+			return export.WriteHeatMap(w, title, m, groups, export.StretchedScale(m))
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeVariantTable writes one variant's Markdown table: a row per view,
+// r and ARI columns per round.
+func writeVariantTable(w io.Writer, variant string, recs []Score, at []int) {
+	type cellKey struct {
+		view  string
+		round int
+	}
+	corr, ari := map[cellKey][]float64{}, map[cellKey][]float64{}
+	var views []string
+	for _, r := range recs {
+		if r.Variant != variant {
+			continue
+		}
+		if !slices.Contains(views, r.View) {
+			views = append(views, r.View)
+		}
+		k := cellKey{r.View, r.Round}
+		if r.Corr != nil {
+			corr[k] = append(corr[k], *r.Corr)
+		}
+		if r.ARI != nil {
+			ari[k] = append(ari[k], *r.ARI)
+		}
+	}
+	format := func(xs []float64) string {
+		if len(xs) == 0 {
+			return "n/a"
+		}
+		m, sd := study.MeanStd(xs)
+		if len(xs) == 1 {
+			return fmt.Sprintf("%.3f", m)
+		}
+		return fmt.Sprintf("%.3f ± %.3f", m, sd)
+	}
+	fmt.Fprintf(w, "## %s\n\n| view |", variant)
+	for _, r := range at {
+		fmt.Fprintf(w, " r @%d | ARI @%d |", r, r)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range at {
+		fmt.Fprint(w, "---|---|")
+	}
+	fmt.Fprintln(w)
+	for _, view := range views {
+		fmt.Fprintf(w, "| %s |", view)
+		for _, r := range at {
+			k := cellKey{view, r}
+			fmt.Fprintf(w, " %s | %s |", format(corr[k]), format(ari[k]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,115 @@
+package study
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/fedaux/fedaux/sim"
+	"gonum.org/v1/gonum/stat"
+)
+
+// GroupScore says how well a similarity matrix separates a scenario's
+// true client groups.
+type GroupScore struct {
+	Source string  `json:"source"`
+	Within float64 `json:"within"` // mean similarity within groups (off-diagonal)
+	Across float64 `json:"across"` // mean similarity across groups
+	// ARI is the adjusted Rand index of average-linkage clustering of the
+	// matrix into as many clusters as there are groups.
+	ARI float64 `json:"ari"`
+	Min float64 `json:"min_offdiag"`
+	Max float64 `json:"max_offdiag"`
+}
+
+// ScoreGroups scores matrix s, named source, against the true groups.
+func ScoreGroups(source string, s [][]float64, groups []int) GroupScore {
+	r := GroupScore{Source: source, Min: math.Inf(1), Max: math.Inf(-1)}
+	r.Within, r.Across = sim.GroupSeparation(s, groups)
+	k := 0
+	for _, g := range groups {
+		k = max(k, g+1)
+	}
+	r.ARI = sim.AdjustedRand(sim.ClusterSimilarity(s, k), groups)
+	for i := range s {
+		for j := range s[i] {
+			if i != j {
+				r.Min, r.Max = math.Min(r.Min, s[i][j]), math.Max(r.Max, s[i][j])
+			}
+		}
+	}
+	return r
+}
+
+// ViewOrder lists a round's matrices in display order: the signature
+// views, the mixing weights, the ground truth.
+func ViewOrder(r *sim.RoundReport) (names []string, ms [][][]float64) {
+	for _, s := range sim.Sources() {
+		if m, ok := r.Views[s]; ok {
+			names, ms = append(names, s), append(ms, m)
+		}
+	}
+	if r.Weights != nil {
+		names, ms = append(names, "weights"), append(ms, r.Weights)
+	}
+	return append(names, "ground_truth"), append(ms, r.GroundTruth)
+}
+
+// LastRoundGroups scores the last round's matrices against the true
+// groups; nil when the scenario has none.
+func LastRoundGroups(e *sim.Engine) []GroupScore {
+	groups := e.Data().Groups
+	reps := e.Reports()
+	if groups == nil || len(reps) == 0 {
+		return nil
+	}
+	names, ms := ViewOrder(reps[len(reps)-1])
+	out := make([]GroupScore, len(names))
+	for i, name := range names {
+		out[i] = ScoreGroups(name, ms[i], groups)
+	}
+	return out
+}
+
+// PearsonOffDiag returns the Pearson correlation of the off-diagonal
+// entries of a and b, and false when either has no variance there.
+func PearsonOffDiag(a, b [][]float64) (float64, bool) {
+	var xs, ys []float64
+	for i := range a {
+		for j := range a[i] {
+			if i != j {
+				xs, ys = append(xs, a[i][j]), append(ys, b[i][j])
+			}
+		}
+	}
+	if len(xs) < 2 || stat.Variance(xs, nil) == 0 || stat.Variance(ys, nil) == 0 {
+		return 0, false
+	}
+	return stat.Correlation(xs, ys, nil), true
+}
+
+// MeanStd returns the mean and the population standard deviation of xs
+// (numpy's default, ddof 0, as the papers' tables use); 0, 0 for none.
+func MeanStd(xs []float64) (mean, std float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	return stat.PopMeanStdDev(xs, nil)
+}
+
+// SetExtra stores v as the record's Extra.
+func SetExtra(r *Record, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.Extra = b
+	return nil
+}
+
+// Extra decodes the record's Extra into v; it leaves v alone when there is none.
+func Extra(r *Record, v any) error {
+	if len(r.Extra) == 0 {
+		return nil
+	}
+	return json.Unmarshal(r.Extra, v)
+}

@@ -1,0 +1,22 @@
+package study
+
+import (
+	"math"
+	"testing"
+)
+
+func TestPearsonOffDiag(t *testing.T) {
+	a := [][]float64{{1, 0.2, 0.4}, {0.2, 1, 0.6}, {0.4, 0.6, 1}}
+	b := [][]float64{{9, 1, 2}, {1, 9, 3}, {2, 3, 9}} // an affine image off the diagonal
+	if r, ok := PearsonOffDiag(a, b); !ok || math.Abs(r-1) > 1e-12 {
+		t.Errorf("r = %v, %v; want 1", r, ok)
+	}
+	neg := [][]float64{{0, -1, -2}, {-1, 0, -3}, {-2, -3, 0}}
+	if r, ok := PearsonOffDiag(a, neg); !ok || math.Abs(r+1) > 1e-12 {
+		t.Errorf("r = %v, %v; want -1", r, ok)
+	}
+	flat := [][]float64{{1, 0.5, 0.5}, {0.5, 1, 0.5}, {0.5, 0.5, 1}}
+	if _, ok := PearsonOffDiag(a, flat); ok {
+		t.Error("a constant matrix has a correlation")
+	}
+}

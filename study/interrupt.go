@@ -1,0 +1,86 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Interrupts turns SIGINT and SIGTERM into a request to stop at the next
+// round boundary (a study then checkpoints the cell in flight); a second
+// signal cancels Context, which aborts the round in flight.
+type Interrupts struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	sigs   chan os.Signal
+	stop   chan struct{}
+	quit   chan struct{}
+}
+
+// CatchInterrupts starts catching SIGINT and SIGTERM, telling w what it
+// does with each; call Release to stop.
+func CatchInterrupts(w io.Writer) *Interrupts {
+	it := NewInterrupts()
+	signal.Notify(it.sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-it.sigs:
+			fmt.Fprintf(w, "\nfedaux: %v: finishing the round in flight, then saving a checkpoint (again to abort at once)\n", s)
+			it.Stop()
+		case <-it.quit:
+			return
+		}
+		select {
+		case s := <-it.sigs:
+			fmt.Fprintf(w, "\nfedaux: %v again: aborting\n", s)
+			it.cancel()
+		case <-it.quit:
+		}
+	}()
+	return it
+}
+
+// NewInterrupts returns Interrupts that no signal reaches: Stop and
+// Abort request them (tests, and callers with their own signals).
+func NewInterrupts() *Interrupts {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Interrupts{ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 2), stop: make(chan struct{}), quit: make(chan struct{})}
+}
+
+// Context is cancelled by the second interrupt (or Abort).
+func (it *Interrupts) Context() context.Context { return it.ctx }
+
+// Stop asks for a stop at the next round boundary.
+func (it *Interrupts) Stop() {
+	select {
+	case <-it.stop:
+	default:
+		close(it.stop)
+	}
+}
+
+// Abort cancels the round in flight.
+func (it *Interrupts) Abort() { it.cancel() }
+
+// Stopped reports whether a stop has been requested.
+func (it *Interrupts) Stopped() bool {
+	if it == nil {
+		return false
+	}
+	select {
+	case <-it.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Release stops catching signals.
+func (it *Interrupts) Release() {
+	signal.Stop(it.sigs)
+	close(it.quit)
+	it.cancel()
+}

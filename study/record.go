@@ -1,0 +1,69 @@
+package study
+
+import (
+	"encoding/json"
+
+	"github.com/fedaux/fedaux/sim"
+)
+
+// A Record is one finished cell: a line of a results file.
+type Record struct {
+	// Key is the cell's Key: a result is reused for a cell with this key.
+	Key       string            `json:"key"`
+	Scenario  string            `json:"scenario"`
+	Partition string            `json:"partition,omitempty"` // as asked: ref, multilevel or ""
+	Clients   string            `json:"clients_from,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Algo      string            `json:"algo"`
+	Seed      uint64            `json:"seed"`
+	Dropout   float64           `json:"dropout,omitempty"`
+	// Settings spells every setting as sim.Config.Get does.
+	Settings map[string]string `json:"settings"`
+	// TestAtBestVal is the mean client test accuracy (%) at the round of
+	// best mean validation accuracy (spec section 5): the number tables report.
+	TestAtBestVal      float64 `json:"test_at_best_val"`
+	BestRound          int     `json:"best_round"`
+	BestVal            float64 `json:"best_val"`
+	FinalTest          float64 `json:"final_test"`
+	Seconds            float64 `json:"seconds"`
+	MedianRoundSeconds float64 `json:"median_round_seconds"`
+	// Val and Test are the mean client validation and test accuracy of
+	// every round, in order (convergence curves).
+	Val  []float64 `json:"val"`
+	Test []float64 `json:"test"`
+	// Numerics is sim.NumericsVersion; Version the program's release and
+	// commit; Finished the time (RFC 3339, UTC); Shard the shard that ran it.
+	Numerics int    `json:"numerics"`
+	Version  string `json:"version"`
+	Finished string `json:"finished"`
+	Shard    string `json:"shard,omitempty"`
+	// Extra holds what a study computes beyond the summary (the
+	// similarity study's scores of every view).
+	Extra json.RawMessage `json:"extra,omitempty"`
+}
+
+// Summary returns the record's best-validation summary.
+func (r *Record) Summary() sim.Summary {
+	return sim.Summary{Rounds: len(r.Val), BestRound: r.BestRound, BestVal: r.BestVal, TestAtBestVal: r.TestAtBestVal, FinalTest: r.FinalTest}
+}
+
+// Config returns the record's settings as a sim.Config (DefaultConfig
+// for any setting it does not spell).
+func (r *Record) Config() (sim.Config, error) {
+	c := sim.DefaultConfig()
+	for k, v := range r.Settings {
+		if err := c.Set(k, v); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// settingsOf spells every setting of c.
+func settingsOf(c sim.Config) map[string]string {
+	m := map[string]string{}
+	for _, k := range sim.Settings() {
+		m[k], _ = c.Get(k)
+	}
+	return m
+}

@@ -1,0 +1,117 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fedaux/fedaux/sim"
+)
+
+// A Recorder is told how a study goes, as it goes: it prints progress,
+// draws a bar, or keeps nothing. The study knows no screen. A Recorder's
+// Clients may be called from several goroutines at once; the others are
+// called from the study's goroutine.
+type Recorder interface {
+	// Plan is told once, before any cell runs, what the study holds.
+	Plan(p Plan)
+	// Start is told that the n-th cell to run (1-based) of total starts
+	// at round from (0, or the round of the checkpoint it resumes).
+	Start(n, total int, c *Cell, from int)
+	// Clients is told that done of total clients finished the round in flight.
+	Clients(done, total int)
+	// Round is told each finished round and the cell's summary so far.
+	Round(c *Cell, r *sim.RoundReport, s sim.Summary)
+	// Finish is told a finished cell's record, once it is stored.
+	Finish(n, total int, c *Cell, r *Record)
+}
+
+// Plan is what a study holds when it starts.
+type Plan struct {
+	Cells   int   // cells in the study
+	Shard   Shard // the share this process runs
+	Mine    int   // cells of the shard
+	Reused  int   // of those, already in the store
+	Skipped int   // of those, not run (no data)
+	ToRun   int   // of those, to run now
+	Store   string
+}
+
+// Nop is a Recorder that records nothing.
+type Nop struct{}
+
+func (Nop) Plan(Plan)                                  {}
+func (Nop) Start(int, int, *Cell, int)                 {}
+func (Nop) Clients(int, int)                           {}
+func (Nop) Round(*Cell, *sim.RoundReport, sim.Summary) {}
+func (Nop) Finish(int, int, *Cell, *Record)            {}
+
+// Lines is a Recorder that prints plain lines: the plan, every Every-th
+// round (and the last), and every finished cell with the time left.
+type Lines struct {
+	W      io.Writer
+	Prefix string // "table: ", ...
+	Every  int    // rounds between round lines; 0 means 10
+	start  time.Time
+	ran    int
+}
+
+func (l *Lines) Plan(p Plan) {
+	l.start = time.Now()
+	if p.Cells <= 1 {
+		return
+	}
+	shard := ""
+	if !p.Shard.Whole() {
+		shard = fmt.Sprintf(" (shard %s: %d of them)", p.Shard, p.Mine)
+	}
+	where := ""
+	if p.Store != "" {
+		where = " in " + p.Store
+	}
+	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, p.ToRun)
+}
+
+func (l *Lines) Start(n, total int, c *Cell, from int) {
+	if total > 1 {
+		resumed := ""
+		if from > 0 {
+			resumed = fmt.Sprintf(" (resumed at round %d)", from)
+		}
+		fmt.Fprintf(l.W, "%s[%d/%d] %s: %d rounds%s\n", l.Prefix, n, total, c, c.Config.Rounds, resumed)
+	}
+}
+
+func (*Lines) Clients(int, int) {}
+
+func (l *Lines) Round(c *Cell, r *sim.RoundReport, s sim.Summary) {
+	every := l.Every
+	if every <= 0 {
+		every = 10
+	}
+	if r.Round%every != 0 && r.Round != c.Config.Rounds {
+		return
+	}
+	fmt.Fprintf(l.W, "%sseed %d round %3d/%d  val %6.2f  test %6.2f  best val %6.2f (round %d)  %.3f s/round\n",
+		l.Prefix, c.Config.Seed, r.Round, c.Config.Rounds, r.MeanVal, r.MeanTest, s.BestVal, s.BestRound, r.Seconds)
+}
+
+func (l *Lines) Finish(n, total int, c *Cell, r *Record) {
+	if total <= 1 {
+		return
+	}
+	l.ran++
+	elapsed := time.Since(l.start)
+	eta := time.Duration(float64(elapsed) / float64(l.ran) * float64(total-n))
+	fmt.Fprintf(l.W, "%s[%d/%d] %s: %.2f (best val round %d) in %.1f s; elapsed %s, about %s left\n",
+		l.Prefix, n, total, c, r.TestAtBestVal, r.BestRound, r.Seconds, elapsed.Round(time.Second), eta.Round(time.Second))
+}
+
+// Progress returns the Recorder for progress on w: a Bar on a terminal,
+// else Lines.
+func Progress(w io.Writer, prefix string) Recorder {
+	if IsTerminal(w) {
+		return NewBar(w, prefix)
+	}
+	return &Lines{W: w, Prefix: prefix}
+}

@@ -1,0 +1,377 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// A Runner runs the cells of a study that its store does not hold yet,
+// those of its shard only, and stores each as it finishes.
+type Runner struct {
+	// Store holds finished cells; nil means a memory store.
+	Store *Store
+	// Shard is the share of the cells this process runs.
+	Shard Shard
+	// Env is where scenarios read their data.
+	Env presets.Env
+	// Recorder is told the study's progress; nil means Nop.
+	Recorder Recorder
+	// Interrupts, when not nil, stop the study at a round boundary
+	// (checkpointing the cell in flight where Checkpoint says) and abort it.
+	Interrupts *Interrupts
+	// Skip, when not nil, names cells not to run (their data is absent);
+	// they keep their index, so shards agree whatever data each machine has.
+	Skip func(c *Cell) bool
+	// Log, when not nil, receives every cell's run log.
+	Log *sim.RunLog
+	// Checkpoint, when not nil, returns where a cell's checkpoint goes
+	// ("" for none). A cell with a checkpoint there resumes from it, and
+	// an interrupted cell saves one there.
+	Checkpoint func(c *Cell) string
+	// Every, when positive, saves the cell in flight every Every rounds.
+	Every int
+	// KeepCheckpoints keeps a cell's checkpoint once its record is stored
+	// (fedaux run); otherwise it is removed.
+	KeepCheckpoints bool
+	// State, when not nil, returns the caller's state to store in each
+	// checkpoint (fedaux run: its seeds and the ones finished).
+	State func() (json.RawMessage, error)
+	// Observe, when not nil, is called with each cell's engine before its
+	// first round and after each round (r nil before the first).
+	Observe func(c *Cell, e *sim.Engine, r *sim.RoundReport) error
+	// Finish, when not nil, is called with each finished cell's engine
+	// before its record is stored; it may fill the record's Extra.
+	Finish func(c *Cell, e *sim.Engine, sc *presets.Scenario, r *Record) error
+
+	// saved is the checkpoint saved last, and its round, for messages.
+	saved      string
+	savedRound int
+}
+
+// Stats counts what Run did.
+type Stats struct {
+	Plan
+	Ran int // cells computed now
+}
+
+// An InterruptedError reports a study stopped at a round boundary by an
+// interrupt. Checkpoint names the checkpoint saved of the cell in flight
+// ("" when none was: the cell starts again from round 1).
+type InterruptedError struct {
+	Cell       *Cell
+	Round      int
+	Checkpoint string
+}
+
+func (e *InterruptedError) Error() string {
+	s := fmt.Sprintf("study: interrupted after round %d of %d of %s", e.Round, e.Cell.Config.Rounds, e.Cell)
+	if e.Checkpoint != "" {
+		s += "; checkpoint saved to " + e.Checkpoint
+	}
+	return s
+}
+
+// An AbortedError reports a round aborted by a second interrupt (or a
+// cancelled context). Checkpoint is the last checkpoint saved of the
+// cell, at round Saved ("" when none).
+type AbortedError struct {
+	Cell       *Cell
+	Round      int
+	Checkpoint string
+	Saved      int
+	Err        error
+}
+
+func (e *AbortedError) Error() string {
+	return fmt.Sprintf("study: %s aborted during round %d: %v", e.Cell, e.Round, e.Err)
+}
+
+func (e *AbortedError) Unwrap() error { return e.Err }
+
+// checkpointState is what a Runner keeps in a checkpoint (sim.Meta.App):
+// the cell in flight and how its scenario was built.
+type checkpointState struct {
+	Key       string            `json:"key"`
+	Scenario  string            `json:"scenario"`
+	DataDir   string            `json:"data_dir"`
+	Partition string            `json:"partition,omitempty"`
+	Files     []sim.DataFile    `json:"files,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Elapsed   float64           `json:"elapsed"`
+	Study     json.RawMessage   `json:"study,omitempty"`
+}
+
+// Run runs the cells of the shard that the store does not hold, in
+// order, storing each as it finishes. The cells' indexes in cells decide
+// the shards, so every shard of a study must be given the same cells in
+// the same order.
+func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
+	if r.Store == nil {
+		r.Store = MemoryStore()
+	}
+	rec := r.recorder()
+	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path()}}
+	var todo []*Cell
+	for i, c := range cells {
+		if !r.Shard.Owns(i) {
+			continue
+		}
+		st.Mine++
+		if _, ok := r.Store.Get(c.Key()); ok {
+			st.Reused++
+			continue
+		}
+		if r.Skip != nil && r.Skip(c) {
+			st.Skipped++
+			continue
+		}
+		todo = append(todo, c)
+	}
+	st.ToRun = len(todo)
+	rec.Plan(st.Plan)
+	for n, c := range todo {
+		if r.Interrupts.Stopped() {
+			return st, &InterruptedError{Cell: c}
+		}
+		res, err := r.runCell(ctx, n+1, len(todo), c)
+		if err != nil {
+			return st, err
+		}
+		if err := r.Store.Append(res); err != nil {
+			return st, err
+		}
+		st.Ran++
+		if path := r.checkpointPath(c); path != "" && !r.KeepCheckpoints {
+			os.Remove(path)
+		}
+		rec.Finish(n+1, len(todo), c, res)
+	}
+	return st, nil
+}
+
+func (r *Runner) recorder() Recorder {
+	if r.Recorder == nil {
+		return Nop{}
+	}
+	return r.Recorder
+}
+
+func (r *Runner) checkpointPath(c *Cell) string {
+	if r.Checkpoint == nil {
+		return ""
+	}
+	return r.Checkpoint(c)
+}
+
+func (r *Runner) env(c *Cell) presets.Env {
+	env := r.Env
+	env.Partition = c.Partition
+	return env
+}
+
+// runCell runs one cell to its end, from its checkpoint when it has one.
+func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, error) {
+	if r.Interrupts != nil {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(r.Interrupts.Context(), func() { cancel(context.Canceled) })
+		defer stop()
+	}
+	e, sc, elapsed, err := r.engine(c)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now().Add(-elapsed)
+	rec := r.recorder()
+	rec.Start(n, total, c, e.Round())
+	e.OnProgress = rec.Clients
+	if r.Observe != nil {
+		if err := r.Observe(c, e, nil); err != nil {
+			return nil, err
+		}
+	}
+	r.saved, r.savedRound = "", 0
+	if path := r.checkpointPath(c); path != "" && e.Round() > 0 {
+		r.saved, r.savedRound = path, e.Round()
+	}
+	save := func() error {
+		path := r.checkpointPath(c)
+		if path == "" {
+			return nil
+		}
+		if err := r.save(e, c, sc, path, time.Since(start)); err != nil {
+			return err
+		}
+		r.saved, r.savedRound = path, e.Round()
+		return nil
+	}
+	for !e.Done() {
+		if r.Interrupts.Stopped() {
+			if err := save(); err != nil {
+				return nil, fmt.Errorf("study: interrupted after round %d, but the checkpoint could not be saved: %w", e.Round(), err)
+			}
+			ck := ""
+			if r.checkpointPath(c) != "" {
+				ck = r.saved
+			}
+			return nil, &InterruptedError{Cell: c, Round: e.Round(), Checkpoint: ck}
+		}
+		rep, err := e.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &AbortedError{Cell: c, Round: e.Round() + 1, Checkpoint: r.saved, Saved: r.savedRound, Err: ctx.Err()}
+			}
+			return nil, fmt.Errorf("%s: %w", c, err)
+		}
+		rec.Round(c, rep, e.Summary())
+		if r.Observe != nil {
+			if err := r.Observe(c, e, rep); err != nil {
+				return nil, err
+			}
+		}
+		if r.Every > 0 && e.Round()%r.Every == 0 {
+			if err := save(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s, err := e.Run(ctx, nil) // the summary line
+	if err != nil {
+		return nil, err
+	}
+	res := newRecord(c, e, sc, s, time.Since(start), r.Shard)
+	if r.Finish != nil {
+		if err := r.Finish(c, e, sc, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// newRecord makes the record of a finished cell.
+func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took time.Duration, shard Shard) *Record {
+	cfg := e.Config()
+	res := &Record{
+		Key: c.Key(), Scenario: c.Scenario.Name, Partition: c.Partition, Clients: sc.Partition,
+		Labels: c.Labels, Algo: cfg.Algo, Seed: cfg.Seed, Dropout: c.Dropout, Settings: settingsOf(cfg),
+		TestAtBestVal: s.TestAtBestVal, BestRound: s.BestRound, BestVal: s.BestVal, FinalTest: s.FinalTest,
+		Seconds: took.Seconds(), Numerics: sim.NumericsVersion, Version: presets.Version,
+		Finished: time.Now().UTC().Format(time.RFC3339), Shard: shard.String(),
+	}
+	var secs []float64
+	for _, rep := range e.Reports() {
+		res.Val = append(res.Val, rep.MeanVal)
+		res.Test = append(res.Test, rep.MeanTest)
+		secs = append(secs, rep.Seconds)
+	}
+	res.MedianRoundSeconds = Median(secs)
+	return res
+}
+
+// engine returns the cell's engine: resumed from the cell's checkpoint
+// when there is one, else new, with its run line logged.
+func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration, error) {
+	if path := r.checkpointPath(c); path != "" {
+		if _, err := os.Stat(path); err == nil {
+			ck, err := sim.LoadCheckpoint(path)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			var st checkpointState
+			if err := json.Unmarshal(ck.Meta.App, &st); err == nil && st.Key == c.Key() {
+				e, sc, err := r.resume(c, ck, &st, path)
+				return e, sc, time.Duration(st.Elapsed * float64(time.Second)), err
+			}
+		}
+	}
+	sc, err := c.Scenario.Build(r.env(c), c.Config.Seed)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("preset %s: %w", c.Scenario.Name, err)
+	}
+	e, err := sim.New(c.Config, sc.Data, nil)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := e.SetFaults(sim.Faults{Dropout: c.Dropout}); err != nil {
+		return nil, nil, 0, err
+	}
+	h := presets.Header(c.Scenario, sc, e, time.Now())
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := r.Log.Write(h); err != nil {
+		return nil, nil, 0, err
+	}
+	e.SetLog(r.Log)
+	e.SetMeta(sim.Meta{Header: hb})
+	return e, sc, 0, nil
+}
+
+// resume rebuilds the checkpoint's scenario, checks that its data files
+// are the ones the checkpointed run read, and resumes the engine.
+func (r *Runner) resume(c *Cell, ck *sim.Checkpoint, st *checkpointState, path string) (*sim.Engine, *presets.Scenario, error) {
+	env := presets.Env{DataDir: st.DataDir, Partition: st.Partition}
+	if r.Env.DataDir != "" {
+		env.DataDir = r.Env.DataDir
+	}
+	ck.Config.Workers = c.Config.Workers
+	sc, err := c.Scenario.Build(env, ck.Config.Seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume %s: preset %s: %w", path, c.Scenario.Name, err)
+	}
+	if len(sc.Files) != len(st.Files) {
+		return nil, nil, fmt.Errorf("resume %s: the scenario now reads %d data files, the checkpointed run read %d", path, len(sc.Files), len(st.Files))
+	}
+	for i, df := range sc.Files {
+		if was := st.Files[i]; df.SHA256 != was.SHA256 {
+			return nil, nil, fmt.Errorf("resume %s: data file %s has sha256 %s, but the checkpointed run read %s with sha256 %s", path, df.Path, df.SHA256, was.Path, was.SHA256)
+		}
+	}
+	e, err := ck.Resume(sc.Data, r.Log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume %s: %w", path, err)
+	}
+	return e, sc, nil
+}
+
+// save checkpoints e, the cell c, to path.
+func (r *Runner) save(e *sim.Engine, c *Cell, sc *presets.Scenario, path string, elapsed time.Duration) error {
+	st := checkpointState{Key: c.Key(), Scenario: c.Scenario.Name, DataDir: r.Env.DataDir, Partition: c.Partition,
+		Files: sc.Files, Labels: c.Labels, Elapsed: elapsed.Seconds()}
+	if r.State != nil {
+		var err error
+		if st.Study, err = r.State(); err != nil {
+			return err
+		}
+	}
+	app, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	m := e.Meta()
+	m.App = app
+	e.SetMeta(m)
+	return e.SaveCheckpoint(path)
+}
+
+// Median returns the median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

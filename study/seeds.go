@@ -1,0 +1,115 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// A SeedRun runs one scenario and settings for seeds Seed, Seed+1, ...,
+// Seed+Seeds-1 (fedaux run), checkpointed to one file: every Every
+// rounds when Every > 0, and at an interrupt. A resumed SeedRun
+// (ResumeSeedRun) carries on with the seed in flight and the seeds after
+// it, and knows the records of the seeds finished before.
+type SeedRun struct {
+	// Cell is the first seed's cell.
+	Cell  Cell
+	Seeds int
+	// Checkpoint is the checkpoint file.
+	Checkpoint string
+	Every      int
+	// LogPath is the run log's path, kept in checkpoints so that a
+	// resumed run appends to it ("" for none).
+	LogPath string
+
+	done []*Record // finished seeds, from the checkpoint resumed
+}
+
+// seedRunState is a SeedRun's progress, kept in every checkpoint.
+type seedRunState struct {
+	Seeds    int       `json:"seeds"`
+	BaseSeed uint64    `json:"base_seed"`
+	Every    int       `json:"checkpoint_every"`
+	Log      string    `json:"log,omitempty"` // absolute
+	Dropout  float64   `json:"dropout"`
+	Done     []*Record `json:"done"`
+}
+
+// Cells returns the run's cells, one per seed.
+func (s *SeedRun) Cells() []*Cell {
+	cells := make([]*Cell, s.Seeds)
+	for i := range cells {
+		c := s.Cell
+		c.Config.Seed = s.Cell.Config.Seed + uint64(i)
+		cells[i] = &c
+	}
+	return cells
+}
+
+// Done returns the records of the seeds finished before the run was resumed.
+func (s *SeedRun) Done() []*Record { return s.done }
+
+// Run runs the seeds not finished yet on r (its Store, Checkpoint, Every
+// and State are set here) and returns the records of every seed, in seed
+// order.
+func (s *SeedRun) Run(ctx context.Context, r *Runner) ([]*Record, error) {
+	store := MemoryStore(s.done...)
+	r.Store = store
+	r.Checkpoint = func(*Cell) string { return s.Checkpoint }
+	r.Every = s.Every
+	r.KeepCheckpoints = true
+	logAbs := ""
+	if s.LogPath != "" {
+		var err error
+		if logAbs, err = filepath.Abs(s.LogPath); err != nil {
+			return nil, err
+		}
+	}
+	r.State = func() (json.RawMessage, error) {
+		return json.Marshal(seedRunState{Seeds: s.Seeds, BaseSeed: s.Cell.Config.Seed, Every: s.Every, Log: logAbs,
+			Dropout: s.Cell.Dropout, Done: store.Records()})
+	}
+	cells := s.Cells()
+	if _, err := r.Run(ctx, cells); err != nil {
+		return nil, err
+	}
+	out := make([]*Record, len(cells))
+	for i, c := range cells {
+		rec, ok := store.Get(c.Key())
+		if !ok {
+			return nil, fmt.Errorf("study: seed %d has no record", c.Config.Seed)
+		}
+		out[i] = rec
+	}
+	return out, nil
+}
+
+// ResumeSeedRun reads a checkpoint written by a SeedRun and returns the
+// run it continues, with the checkpoint (whose Config holds the seed in
+// flight's settings) and the data directory it read.
+func ResumeSeedRun(path string) (*SeedRun, *sim.Checkpoint, presets.Env, error) {
+	ck, err := sim.LoadCheckpoint(path)
+	if err != nil {
+		return nil, nil, presets.Env{}, err
+	}
+	var st checkpointState
+	var prog seedRunState
+	if err := json.Unmarshal(ck.Meta.App, &st); err != nil || json.Unmarshal(st.Study, &prog) != nil || prog.Seeds < 1 {
+		return nil, nil, presets.Env{}, fmt.Errorf("%s was not written by 'fedaux run'", path)
+	}
+	p, err := presets.Get(st.Scenario)
+	if err != nil {
+		return nil, nil, presets.Env{}, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg := ck.Config
+	cfg.Seed = prog.BaseSeed
+	s := &SeedRun{
+		Cell:  Cell{Scenario: p, Partition: st.Partition, Config: cfg, Dropout: prog.Dropout, Labels: st.Labels},
+		Seeds: prog.Seeds, Checkpoint: path, Every: prog.Every, LogPath: prog.Log, done: prog.Done,
+	}
+	return s, ck, presets.Env{DataDir: st.DataDir, Partition: st.Partition}, nil
+}

@@ -1,0 +1,224 @@
+package study
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// A Store keeps finished cells as JSON Lines in a directory. It reads
+// every results file there (results.jsonl and each shard's
+// results-shard-I-of-N.jsonl) and appends to its own, one line a cell
+// with a single write, synced, under an advisory lock, so that a process
+// killed at any moment leaves whole lines and at most one torn last line,
+// which reading skips (that cell is computed again), and so that
+// processes writing into one directory at once corrupt nothing.
+//
+// A Store with an empty directory keeps its records in memory only.
+type Store struct {
+	dir  string
+	file string // the file Append writes, a base name in dir
+
+	mu   sync.Mutex
+	recs map[string]*Record
+	list []*Record // in the order read or appended
+	// Torn counts the lines read that did not parse (a line cut short by
+	// a crash), by file.
+	Torn map[string]int
+}
+
+// ResultsFile is the results file of an unsharded run.
+const ResultsFile = "results.jsonl"
+
+// OpenStore reads the results in dir and returns a store that appends to
+// file (ResultsFile or a Shard's File) there. The directory is created.
+func OpenStore(dir, file string) (*Store, error) {
+	s := &Store{dir: dir, file: file, recs: map[string]*Record{}, Torn: map[string]int{}}
+	if dir == "" {
+		return s, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	return s, s.Reload()
+}
+
+// MemoryStore returns a store that keeps recs in memory.
+func MemoryStore(recs ...*Record) *Store {
+	s, _ := OpenStore("", "")
+	for _, r := range recs {
+		s.add(r)
+	}
+	return s
+}
+
+// Path returns the file Append writes ("" for a memory store).
+func (s *Store) Path() string {
+	if s.dir == "" {
+		return ""
+	}
+	return filepath.Join(s.dir, s.file)
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// ResultFiles lists the results files in dir, sorted.
+func ResultFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if !e.IsDir() && strings.HasPrefix(n, "results") && strings.HasSuffix(n, ".jsonl") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Reload reads every results file in the directory again (others may
+// have appended), keeping the records already known.
+func (s *Store) Reload() error {
+	if s.dir == "" {
+		return nil
+	}
+	files, err := ResultFiles(s.dir)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, path := range files {
+		recs, torn, err := readRecords(path)
+		if err != nil {
+			return err
+		}
+		s.Torn[filepath.Base(path)] = torn
+		for _, r := range recs {
+			s.addLocked(r)
+		}
+	}
+	return nil
+}
+
+func (s *Store) add(r *Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addLocked(r)
+}
+
+// addLocked keeps the first record of each key.
+func (s *Store) addLocked(r *Record) {
+	if _, ok := s.recs[r.Key]; ok {
+		return
+	}
+	s.recs[r.Key] = r
+	s.list = append(s.list, r)
+}
+
+// Get returns the record with the given key.
+func (s *Store) Get(key string) (*Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.recs[key]
+	return r, ok
+}
+
+// Records returns every record, in the order read or appended.
+func (s *Store) Records() []*Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Record(nil), s.list...)
+}
+
+// Append stores r and, for a store on disk, appends it to the store's
+// file as one synced line.
+func (s *Store) Append(r *Record) error {
+	if s.dir != "" {
+		if err := appendLine(s.Path(), r); err != nil {
+			return err
+		}
+	}
+	s.add(r)
+	return nil
+}
+
+// readRecords reads the records in path. Lines that do not parse, or
+// lack a key, are skipped and counted in torn.
+func readRecords(path string) (recs []*Record, torn int, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("study: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil || r.Key == "" || r.Scenario == "" {
+			torn++
+			continue
+		}
+		recs = append(recs, &r)
+	}
+	if err := sc.Err(); err != nil {
+		return recs, torn, fmt.Errorf("study: %s: %w", path, err)
+	}
+	return recs, torn, nil
+}
+
+// appendLine appends v to path as one JSON line with a single write and
+// syncs the file, holding an exclusive lock on it meanwhile. A file that
+// does not end in a newline (a line torn by a crash) gets one first, so
+// the torn line stays alone on its line.
+func appendLine(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return fmt.Errorf("study: lock %s: %w", path, err)
+	}
+	defer unlockFile(f)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err != nil && err != io.EOF {
+			return fmt.Errorf("study: %s: %w", path, err)
+		}
+		if last[0] != '\n' {
+			b = append([]byte{'\n'}, b...)
+		}
+	}
+	b = append(b, '\n')
+	if _, err := f.Write(b); err != nil {
+		return fmt.Errorf("study: %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("study: %s: %w", path, err)
+	}
+	return nil
+}
