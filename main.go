@@ -21,8 +21,10 @@ Usage:
   fedaux presets                    list the presets and what they need
   fedaux stats -preset NAME         per-client statistics and the non-IID degree xi
   fedaux data [-data DIR]           data files present, with sizes and checksums
-  fedaux table [-table main|ablation] [-datasets ...] [-clients ...] [-algos ...] [-seeds N] [-out DIR]
+  fedaux table [-table main|ablation] [-datasets ...] [-clients ...] [-algos ...] [-seeds N] [-out DIR] [-shard I/N|auto]
                                     the paper's tables: every run, resumable, mean ± std beside the published values
+  fedaux sweep -preset P[,P...] -grid 'KEY=V1,V2,...' [-grid ...] [-algos A,B] [-seeds N] [-out DIR] [-shard I/N|auto]
+                                    a parameter sweep: every combination, resumable, sweep.md and figures
   fedaux similarity [-preset sbm] [-variants grid] [-seeds N] [-at 1,10,50,100] [-out DIR]
                                     how well each similarity view tracks the ground truth and recovers the groups
   fedaux version                    the version and the commit the binary was built from
@@ -54,6 +56,8 @@ func main() {
 		err = tableCmd(args, os.Stdout, os.Stderr)
 	case "similarity":
 		err = similarityCmd(args, os.Stdout, os.Stderr)
+	case "sweep":
+		err = sweepCmd(args, os.Stdout, os.Stderr)
 	case "version", "-version", "--version":
 		fmt.Println("fedaux", presets.Version)
 	case "-h", "-help", "--help", "help":

@@ -88,7 +88,7 @@ var settings = []setting{
 	floatSetting("lr", func(c *Config) *float64 { return &c.LR }),
 	floatSetting("wd", func(c *Config) *float64 { return &c.WD }),
 	floatSetting("dropout", func(c *Config) *float64 { return &c.Dropout }),
-	floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }),
+	withAlgos(floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), "fedaux", "fedaux_hard"),
 	floatSetting("sigma", func(c *Config) *float64 { return &c.Sigma }),
 	{key: "score", get: func(c *Config) string { return c.Score.String() },
 		set: func(c *Config, s string) error {
@@ -124,7 +124,7 @@ var settings = []setting{
 			}
 			return nil
 		}},
-	floatSetting("partners", func(c *Config) *float64 { return &c.Partners }),
+	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), "fedaux", "fedaux_hard"),
 	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), "fedprox"),
 	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), "fedpub"),
 	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), "gcfl"),
@@ -175,8 +175,9 @@ func NumericSettings() []string {
 	return out
 }
 
-// AlgorithmSettings lists the settings that only algo reads (fedprox:
-// mu; fedpub: tau; gcfl: eps1 and eps2).
+// AlgorithmSettings lists the settings that only algo and a few others
+// read (fedaux: alpha and partners; fedprox: mu; fedpub: tau; gcfl:
+// eps1 and eps2).
 func AlgorithmSettings(algo string) []string {
 	var out []string
 	for _, s := range settings {

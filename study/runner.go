@@ -119,12 +119,13 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	rec := r.recorder()
 	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path()}}
 	var todo []*Cell
+	planned := map[string]bool{} // cells with one key run once
 	for i, c := range cells {
 		if !r.Shard.Owns(i) {
 			continue
 		}
 		st.Mine++
-		if _, ok := r.Store.Get(c.Key()); ok {
+		if _, ok := r.Store.Get(c.Key()); ok || planned[c.Key()] {
 			st.Reused++
 			continue
 		}
@@ -132,6 +133,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 			st.Skipped++
 			continue
 		}
+		planned[c.Key()] = true
 		todo = append(todo, c)
 	}
 	st.ToRun = len(todo)

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
+	"github.com/fedaux/fedaux/sweep"
+)
+
+// knobsFlag is -grid, repeatable.
+type knobsFlag []sweep.Knob
+
+func (k *knobsFlag) String() string { return "" }
+func (k *knobsFlag) Set(s string) error {
+	kn, err := sweep.ParseKnob(s)
+	if err != nil {
+		return err
+	}
+	*k = append(*k, kn)
+	return nil
+}
+
+// sweepCmd runs a parameter sweep: `fedaux sweep -preset P -grid
+// 'alpha=0.1,1,10' [-grid ...] -algos fedaux,fedavg_mask -seeds 3 -out DIR`.
+func sweepCmd(args []string, stdout, stderr io.Writer) error {
+	f := newRunFlags("sweep", "", stderr)
+	var knobs knobsFlag
+	f.fs.Var(&knobs, "grid", "a swept setting and its values, `key=v1,v2,...` (repeat for a grid of several); keys: "+strings.Join(sweep.Keys(), ", "))
+	algos := f.fs.String("algos", "", "comma-separated algorithms (default: -algo's)")
+	out := f.fs.String("out", "", "output `dir`: results files, sweep.md and figures (default ./runs/sweep-<preset>)")
+	shard := f.fs.String("shard", "", "run one share of the runs: `I/N` or auto (Slurm job array, Kubernetes Indexed Job)")
+	shardCount := f.fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
+	render := f.fs.Bool("render", false, "only write sweep.md and the figures from the results in -out")
+	if err := f.fs.Parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("sweep: unexpected argument %q", f.fs.Arg(0))
+	}
+	var bad []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "log", "export", "json", "matrix", "cpuprofile", "memprofile", "memlimit", "checkpoint", "checkpoint-every", "resume":
+			bad = append(bad, "-"+fl.Name)
+		}
+	})
+	switch {
+	case len(bad) > 0:
+		return fmt.Errorf("sweep: %s: not supported here (see 'fedaux run')", strings.Join(bad, ", "))
+	case f.preset == "":
+		return fmt.Errorf("sweep: -preset is required (one or several, comma-separated; see 'fedaux presets')")
+	case len(knobs) == 0:
+		return fmt.Errorf("sweep: -grid is required (for example -grid 'alpha=0.1,1,10')")
+	case f.seeds < 1:
+		return fmt.Errorf("-seeds: %d, want >= 1", f.seeds)
+	}
+	var ps []*presets.Preset
+	for _, name := range splitList(f.preset) {
+		p, err := presets.Get(name)
+		if err != nil {
+			return fmt.Errorf("-preset: %w", err)
+		}
+		ps = append(ps, p)
+	}
+	as := []string{f.algo}
+	if *algos != "" {
+		as = splitList(*algos)
+	}
+	sh, err := study.ParseShard(*shard, *shardCount, os.Getenv)
+	if err != nil {
+		return shardError(err)
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("runs", "sweep-"+strings.Join(splitList(f.preset), "+"))
+	}
+	opts := sweep.Options{
+		Presets: ps, Env: f.env(), Knobs: knobs, Algos: as, Seeds: f.seeds, Seed: f.seed, Workers: f.workers,
+		Dropout: f.clientDropout, Out: dir, Shard: sh, Recorder: study.Progress(stderr, "sweep: "),
+		Base: func(c *sim.Config) error {
+			algo := c.Algo
+			applied, err := f.apply(*c)
+			if err != nil {
+				return err
+			}
+			*c = applied
+			c.Algo = algo // -algos decides
+			return nil
+		},
+	}
+	if *render {
+		return flagError(sweep.Render(opts))
+	}
+	it := study.CatchInterrupts(stderr)
+	defer it.Release()
+	opts.Interrupts = it
+	st, err := sweep.Run(it.Context(), opts)
+	md := filepath.Join(dir, sweep.MarkdownFile)
+	if interrupted(err, stderr, "sweep", md) {
+		return nil
+	}
+	if err != nil {
+		return flagError(err)
+	}
+	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now), results in %s\n", md, st.Mine, shardNote(sh), st.Reused, st.Ran, dir)
+	return nil
+}

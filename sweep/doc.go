@@ -1,0 +1,6 @@
+// Package sweep runs parameter sweeps: every combination of a grid of
+// settings, for several algorithms, presets and seeds, through the study
+// layer (resumable, shardable), and reports them as sweep.md (mean ± std
+// per combination, the best marked) and figures (accuracy against the
+// value with error bars for one knob, a heat map for two).
+package sweep

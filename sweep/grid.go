@@ -1,0 +1,102 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fedaux/fedaux/sim"
+)
+
+// A Knob is one swept setting and its values, as written ("0.1", "1").
+type Knob struct {
+	Key    string
+	Values []string
+}
+
+// ClientDropout is the sweepable name of the probability that a client
+// misses a round (the -dropout flag of run); every other knob is a
+// setting of sim.NumericSettings.
+const ClientDropout = "client_dropout"
+
+// Keys lists what a sweep can vary.
+func Keys() []string {
+	return append(sim.NumericSettings(), ClientDropout)
+}
+
+// ParseKnob reads "key=v1,v2,...": a setting of Keys and its values, in
+// the order given, none repeated.
+func ParseKnob(s string) (Knob, error) {
+	key, vals, ok := strings.Cut(s, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return Knob{}, fmt.Errorf("sweep: grid %q: want key=v1,v2,... (keys: %s)", s, strings.Join(Keys(), ", "))
+	}
+	if !slices.Contains(Keys(), key) {
+		return Knob{}, fmt.Errorf("sweep: grid %q: %q cannot be swept (keys: %s)", s, key, strings.Join(Keys(), ", "))
+	}
+	k := Knob{Key: key}
+	for _, v := range strings.Split(vals, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if slices.Contains(k.Values, v) {
+			return Knob{}, fmt.Errorf("sweep: grid %q: value %s twice", s, v)
+		}
+		k.Values = append(k.Values, v)
+	}
+	if len(k.Values) == 0 {
+		return Knob{}, fmt.Errorf("sweep: grid %q: no values", s)
+	}
+	return k, nil
+}
+
+// A Combo is one combination of the knobs' values, in knob order.
+type Combo []string
+
+// Name spells the combination as "alpha=0.1,hidden=64".
+func (c Combo) Name(knobs []Knob) string {
+	parts := make([]string, len(knobs))
+	for i, k := range knobs {
+		parts[i] = k.Key + "=" + c[i]
+	}
+	return strings.Join(parts, ",")
+}
+
+// Combos lists every combination of the knobs' values, the last knob
+// varying fastest.
+func Combos(knobs []Knob) []Combo {
+	out := []Combo{{}}
+	for _, k := range knobs {
+		var next []Combo
+		for _, c := range out {
+			for _, v := range k.Values {
+				next = append(next, append(slices.Clone(c), v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// apply sets a combination in c (and the client dropout in *dropout)
+// and validates the result.
+func apply(knobs []Knob, combo Combo, c *sim.Config, dropout *float64) error {
+	for i, k := range knobs {
+		if k.Key == ClientDropout {
+			var d sim.Config
+			if err := d.Set("dropout", combo[i]); err != nil {
+				return fmt.Errorf("sweep: %s = %s: want a number", k.Key, combo[i])
+			}
+			if !(d.Dropout >= 0 && d.Dropout < 1) {
+				return fmt.Errorf("sweep: %s = %s: want 0 <= p < 1", k.Key, combo[i])
+			}
+			*dropout = d.Dropout
+			continue
+		}
+		if err := c.Set(k.Key, combo[i]); err != nil {
+			return err
+		}
+	}
+	return c.Validate()
+}
