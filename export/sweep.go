@@ -122,6 +122,7 @@ func WriteValueHeatMap(w io.Writer, title, xlabel, ylabel string, xs, ys []strin
 	hm.NaN = color.White
 	p.Add(hm)
 	var labels plotter.XYLabels
+	var dark []bool // the label sits on a bright cell
 	for r, row := range m {
 		for c, v := range row {
 			if math.IsNaN(v) {
@@ -129,6 +130,7 @@ func WriteValueHeatMap(w io.Writer, title, xlabel, ylabel string, xs, ys []strin
 			}
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(len(m) - 1 - r)})
 			labels.Labels = append(labels.Labels, fmt.Sprintf("%.2f", v))
+			dark = append(dark, v > (lo+hi)/2)
 		}
 	}
 	if len(labels.XYs) > 0 {
@@ -139,6 +141,9 @@ func WriteValueHeatMap(w io.Writer, title, xlabel, ylabel string, xs, ys []strin
 		for i := range lb.TextStyle {
 			lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = draw.XCenter, draw.YCenter
 			lb.TextStyle[i].Color = color.White
+			if dark[i] {
+				lb.TextStyle[i].Color = color.Black
+			}
 		}
 		p.Add(lb)
 	}

@@ -11,53 +11,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/internal/tiny"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
-
-// tinyPreset is a 120-node SBM with k clients in 2 groups, 3 rounds of a
-// 8-wide model: a preset small enough to run a table in a test.
-func tinyPreset(name string, k int) *presets.Preset {
-	return &presets.Preset{
-		Name: name, Description: "tiny SBM for tests",
-		Config: func() sim.Config {
-			c := sim.DefaultConfig()
-			c.Rounds, c.Hidden = 3, 8
-			return c
-		},
-		Build: func(_ presets.Env, seed uint64) (*presets.Scenario, error) {
-			cfg := graphio.DefaultSBM()
-			cfg.Nodes, cfg.Clients, cfg.Groups, cfg.Classes = 120, k, 2, 3
-			cfg.IntraProb = []float64{0.2, 0.4}
-			cfg.Seed = seed
-			g, block, groups, err := graphio.GenerateSBM(cfg)
-			if err != nil {
-				return nil, err
-			}
-			roles, err := graphio.SplitSeeded(g.N(), seed, graphio.DefaultTrainFrac, graphio.DefaultTestFrac)
-			if err != nil {
-				return nil, err
-			}
-			clients, err := graphio.Partition(g, block, roles, k)
-			if err != nil {
-				return nil, err
-			}
-			return &presets.Scenario{
-				Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses, Groups: groups},
-				Partition: "tiny sbm",
-			}, nil
-		},
-	}
-}
 
 func tinyOptions(dir string, seeds int) Options {
 	return Options{
 		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []string{"fedavg", "fedprox"},
 		Seeds: seeds, Seed: 1, Workers: 1, Out: dir,
 		Lookup: func(ds string, k int) (*presets.Preset, error) {
-			return tinyPreset(ds+"-"+strconv.Itoa(k), k), nil
+			return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
 		},
 	}
 }

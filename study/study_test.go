@@ -1,0 +1,254 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// cells returns n tiny cells: fedavg and fedaux on seeds 1, 2, ...
+func cells(n int) []*Cell {
+	p := tiny.Preset("tiny-4", 4)
+	var out []*Cell
+	for i := 0; len(out) < n; i++ {
+		for _, a := range []string{"fedavg", "fedaux"} {
+			c := p.Config()
+			c.Algo, c.Seed, c.Workers = a, uint64(1+i), 1
+			out = append(out, &Cell{Scenario: p, Config: c, Labels: map[string]string{"i": fmt.Sprint(len(out))}})
+		}
+	}
+	return out[:n]
+}
+
+func TestKey(t *testing.T) {
+	a := cells(1)[0]
+	b := *a
+	b.Config.Workers, b.Config.Functional, b.Labels = 7, true, nil
+	if a.Key() != b.Key() {
+		t.Error("the key depends on workers, the functional view or labels")
+	}
+	for name, mod := range map[string]func(c *Cell){
+		"seed":      func(c *Cell) { c.Config.Seed++ },
+		"lr":        func(c *Cell) { c.Config.LR *= 2 },
+		"partition": func(c *Cell) { c.Partition = "multilevel" },
+		"dropout":   func(c *Cell) { c.Dropout = 0.1 },
+		"layers":    func(c *Cell) { c.Config.Layers = 3 },
+	} {
+		c := *a
+		mod(&c)
+		if c.Key() == a.Key() {
+			t.Errorf("the key ignores %s", name)
+		}
+	}
+}
+
+func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ResultsFile)
+	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"x"}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(dir, ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Records()) != 1 || s.Torn[ResultsFile] != 1 {
+		t.Fatalf("%d records, %d torn; want 1 and 1", len(s.Records()), s.Torn[ResultsFile])
+	}
+	// Writers with stores of their own append into one file at once.
+	var wg sync.WaitGroup
+	const writers, each = 8, 40
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := OpenStore(dir, ResultsFile)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for i := range each {
+				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: "x", Val: make([]float64, 200)}
+				if err := st.Append(r); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s, err = OpenStore(dir, ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(s.Records()); got != 1+writers*each || s.Torn[ResultsFile] != 1 {
+		t.Errorf("%d records and %d torn lines after concurrent appends, want %d and 1", got, s.Torn[ResultsFile], 1+writers*each)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, tt := range []struct {
+		v     string
+		count int
+		env   func(string) string
+		want  Shard
+		err   string
+	}{
+		{"", 0, env(), Shard{}, ""},
+		{"2/5", 0, env(), Shard{2, 5}, ""},
+		{"5/5", 0, env(), Shard{}, "index 5 of 5"},
+		{"x", 0, env(), Shard{}, "want I/N"},
+		{"a/b", 0, env(), Shard{}, "integers"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "4"), Shard{3, 4}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "1"), Shard{3, 4}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "3"), Shard{}, "SLURM_ARRAY_TASK_COUNT is not"},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "1", EnvShardCount, "3"), Shard{1, 3}, ""},
+		{"auto", 6, env("JOB_COMPLETION_INDEX", "5"), Shard{5, 6}, ""},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), Shard{}, EnvShardCount},
+		{"auto", 0, env(), Shard{}, "neither a Slurm job array"},
+	} {
+		got, err := ParseShard(tt.v, tt.count, tt.env)
+		if tt.err != "" {
+			var se *ShardError
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.As(err, &se) {
+				t.Errorf("ParseShard(%q) = %v, %v; want an error with %q", tt.v, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.v, got, err, tt.want)
+		}
+	}
+	if f := (Shard{1, 3}).File(); f != "results-shard-1-of-3.jsonl" {
+		t.Errorf("file %s", f)
+	}
+}
+
+// numbers strips what differs between two runs of one cell.
+func numbers(r *Record) Record {
+	c := *r
+	c.Seconds, c.MedianRoundSeconds, c.Finished, c.Shard, c.Labels = 0, 0, "", "", nil
+	return c
+}
+
+// TestRunnerShardsResumeAndCheckpoints runs six cells whole, as three
+// shards into one directory, and interrupted in its second cell and
+// resumed from the checkpoint: every way stores the same numbers, and
+// nothing finished is computed twice.
+func TestRunnerShardsResumeAndCheckpoints(t *testing.T) {
+	cs := cells(6)
+	ctx := context.Background()
+	whole, err := OpenStore(t.TempDir(), ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := (&Runner{Store: whole}).Run(ctx, cs)
+	if err != nil || st.Ran != 6 {
+		t.Fatalf("whole: %+v, %v", st, err)
+	}
+	if st, _ := (&Runner{Store: whole}).Run(ctx, cs); st.Ran != 0 || st.Reused != 6 {
+		t.Errorf("rerun: %+v, want everything reused", st)
+	}
+
+	dir := t.TempDir()
+	for i := range 3 {
+		s, err := OpenStore(dir, Shard{i, 3}.File())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := (&Runner{Store: s, Shard: Shard{i, 3}}).Run(ctx, cs)
+		if err != nil || st.Ran != 2 || st.Mine != 2 {
+			t.Fatalf("shard %d: %+v, %v", i, st, err)
+		}
+	}
+	merged, err := OpenStore(dir, ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		a, _ := whole.Get(c.Key())
+		b, ok := merged.Get(c.Key())
+		if !ok || !reflect.DeepEqual(numbers(a), numbers(b)) {
+			t.Errorf("%s: sharded result differs or is missing", c)
+		}
+	}
+
+	dir = t.TempDir()
+	s, err := OpenStore(dir, ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := NewInterrupts()
+	stopAt := &stopper{it: it, cell: cs[1], round: 2}
+	r := &Runner{Store: s, Interrupts: it, Recorder: stopAt,
+		Checkpoint: func(c *Cell) string { return filepath.Join(dir, c.Key()+".ckpt") }}
+	_, err = r.Run(ctx, cs)
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Round != 2 || ie.Cell != cs[1] || ie.Checkpoint == "" {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if len(s.Records()) != 1 {
+		t.Fatalf("%d records after the interrupt, want 1", len(s.Records()))
+	}
+	counter := &starts{}
+	r = &Runner{Store: s, Recorder: counter, Checkpoint: r.Checkpoint}
+	st, err = r.Run(ctx, cs)
+	if err != nil || st.Ran != 5 || st.Reused != 1 {
+		t.Fatalf("resumed: %+v, %v", st, err)
+	}
+	if counter.from[cs[1].String()] != 2 {
+		t.Errorf("the interrupted cell started at round %d, want 2 (its checkpoint)", counter.from[cs[1].String()])
+	}
+	if _, err := os.Stat(ie.Checkpoint); !os.IsNotExist(err) {
+		t.Errorf("the finished cell's checkpoint is still there: %v", err)
+	}
+	for _, c := range cs {
+		a, _ := whole.Get(c.Key())
+		b, _ := s.Get(c.Key())
+		if !reflect.DeepEqual(numbers(a), numbers(b)) {
+			t.Errorf("%s: interrupted and resumed result differs from the uninterrupted one", c)
+		}
+	}
+}
+
+// stopper asks for a stop after a given round of a given cell.
+type stopper struct {
+	Nop
+	it    *Interrupts
+	cell  *Cell
+	round int
+}
+
+func (s *stopper) Round(c *Cell, r *sim.RoundReport, _ sim.Summary) {
+	if c == s.cell && r.Round == s.round {
+		s.it.Stop()
+	}
+}
+
+// starts records the round each cell started at.
+type starts struct {
+	Nop
+	from map[string]int
+}
+
+func (s *starts) Start(_, _ int, c *Cell, from int) {
+	if s.from == nil {
+		s.from = map[string]int{}
+	}
+	s.from[c.String()] = from
+}
