@@ -72,18 +72,3 @@ func Summarize(reports []*RoundReport) Summary {
 	return s
 }
 
-// MeanStd returns the mean and the population standard deviation of xs
-// (numpy's default, ddof = 0, as the papers' tables use).
-func MeanStd(xs []float64) (mean, std float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(xs)))
-}
