@@ -71,4 +71,3 @@ func Summarize(reports []*RoundReport) Summary {
 	}
 	return s
 }
-

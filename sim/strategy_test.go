@@ -95,7 +95,6 @@ func TestSummarizeFirstBestOnTies(t *testing.T) {
 	}
 }
 
-
 func TestValidateKnob(t *testing.T) {
 	tests := []struct {
 		name string
