@@ -1,7 +1,8 @@
 // Package graphio holds graphs for federated node classification: the CSR
 // graph type, dataset loaders, the largest connected component, feature
-// normalisation, the global train/val/test split, partitioners, per-client
-// induced subgraphs, the synthetic SBM generator and non-IID metrics.
+// normalisation, the global train/val/test split, per-client induced
+// subgraphs, partition files, the synthetic SBM generator and non-IID
+// metrics. The partitioners live in package partition.
 //
 // It imports no other package of the project.
 package graphio

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/fedaux/fedaux/internal/datadir"
 )
 
 // nonIIDClient builds a client with the given labels, dense features (one
@@ -413,7 +415,7 @@ func TestNonIIDErrors(t *testing.T) {
 func nonIIDRefClients(t testing.TB, dataset, partition string) []*Client {
 	t.Helper()
 	base := loadTestDataset(t, dataset)
-	nodes, client, roles, err := LoadPartition(testDataFile(t, partition), base)
+	nodes, client, roles, err := LoadPartition(datadir.File(t, partition), base)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/fedaux/fedaux/internal/datadir"
 )
 
 // clientCounts are the per-client numbers of the cora_fedaux10.npz table
@@ -32,7 +34,7 @@ var coraFedAux10 = []clientCounts{
 // its clients on g's largest connected component.
 func partRefClients(t *testing.T, g *Graph, file string) (*Graph, []int, []*Client) {
 	t.Helper()
-	path := testDataFile(t, file)
+	path := datadir.File(t, file)
 	nodes, client, roles, err := LoadPartition(path, g)
 	if err != nil {
 		t.Fatal(err)
@@ -142,11 +144,11 @@ func TestReferencePartitions(t *testing.T) {
 
 func TestCora10MatchesFixture(t *testing.T) {
 	g := loadTestDataset(t, "cora")
-	n1, c1, r1, err := LoadPartition(testDataFile(t, "cora_fedaux10.npz"), g)
+	n1, c1, r1, err := LoadPartition(datadir.File(t, "cora_fedaux10.npz"), g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n2, c2, r2, err := LoadPartition(testDataFile(t, filepath.Join("partitions", "cora_10.npz")), g)
+	n2, c2, r2, err := LoadPartition(datadir.File(t, filepath.Join("partitions", "cora_10.npz")), g)
 	if err != nil {
 		t.Fatal(err)
 	}

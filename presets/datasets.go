@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/partition"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -160,7 +161,8 @@ func loadMultilevel(path string, ds dataset, k int) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	assign, err := graphio.PartitionMultilevel(g.Adj, k, graphio.MultilevelOptions{Seed: dataSeed})
+	adj := partition.Graph{Indptr: g.Adj.Indptr, Indices: g.Adj.Indices}
+	assign, err := partition.Multilevel(adj, k, partition.MultilevelOptions{Seed: dataSeed})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,28 +1,20 @@
 package presets
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/internal/datadir"
 )
 
+// dataEnv returns an Env on the shared data directory, or skips the test
+// (fails it when CI is set) if cora.npz is not there.
 func dataEnv(t *testing.T) Env {
 	t.Helper()
-	dir := os.Getenv("FEDAUX_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "cora.npz")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set but the data is missing in %s", dir)
-		}
-		t.Skipf("no data in %s", dir)
-	}
-	return Env{DataDir: dir}
+	return Env{DataDir: filepath.Dir(datadir.File(t, "cora.npz"))}
 }
 
 func TestGetUnknownListsPresets(t *testing.T) {

@@ -1,16 +1,16 @@
-package graphio
+package partition
 
-// mlPQ is an indexed binary max-heap of vertices keyed by integer gains,
+// pq is an indexed binary max-heap of vertices keyed by integer gains,
 // supporting update and deletion of arbitrary members. Ties are broken by
 // the order of operations only, which keeps it deterministic.
-type mlPQ struct {
+type pq struct {
 	heap []int32 // vertices
 	keys []int   // keys[v] of members
 	pos  []int32 // pos[v] = index in heap, or -1
 }
 
-func newMLPQ(n int) *mlPQ {
-	q := &mlPQ{keys: make([]int, n), pos: make([]int32, n)}
+func newPQ(n int) *pq {
+	q := &pq{keys: make([]int, n), pos: make([]int32, n)}
 	for i := range q.pos {
 		q.pos[i] = -1
 	}
@@ -18,18 +18,18 @@ func newMLPQ(n int) *mlPQ {
 }
 
 // reset empties the queue.
-func (q *mlPQ) reset() {
+func (q *pq) reset() {
 	for _, v := range q.heap {
 		q.pos[v] = -1
 	}
 	q.heap = q.heap[:0]
 }
 
-func (q *mlPQ) len() int { return len(q.heap) }
+func (q *pq) len() int { return len(q.heap) }
 
-func (q *mlPQ) contains(v int32) bool { return q.pos[v] >= 0 }
+func (q *pq) contains(v int32) bool { return q.pos[v] >= 0 }
 
-func (q *mlPQ) insert(v int32, key int) {
+func (q *pq) insert(v int32, key int) {
 	q.keys[v] = key
 	q.pos[v] = int32(len(q.heap))
 	q.heap = append(q.heap, v)
@@ -37,7 +37,7 @@ func (q *mlPQ) insert(v int32, key int) {
 }
 
 // update changes the key of member v.
-func (q *mlPQ) update(v int32, key int) {
+func (q *pq) update(v int32, key int) {
 	old := q.keys[v]
 	q.keys[v] = key
 	if key > old {
@@ -48,7 +48,7 @@ func (q *mlPQ) update(v int32, key int) {
 }
 
 // remove deletes member v.
-func (q *mlPQ) remove(v int32) {
+func (q *pq) remove(v int32) {
 	i := int(q.pos[v])
 	last := len(q.heap) - 1
 	q.pos[v] = -1
@@ -65,7 +65,7 @@ func (q *mlPQ) remove(v int32) {
 }
 
 // top returns the member with the largest key and that key, or -1.
-func (q *mlPQ) top() (int32, int) {
+func (q *pq) top() (int32, int) {
 	if len(q.heap) == 0 {
 		return -1, 0
 	}
@@ -74,7 +74,7 @@ func (q *mlPQ) top() (int32, int) {
 }
 
 // pop removes and returns the member with the largest key, or -1.
-func (q *mlPQ) pop() int32 {
+func (q *pq) pop() int32 {
 	if len(q.heap) == 0 {
 		return -1
 	}
@@ -83,7 +83,7 @@ func (q *mlPQ) pop() int32 {
 	return v
 }
 
-func (q *mlPQ) up(i int) {
+func (q *pq) up(i int) {
 	h := q.heap
 	v := h[i]
 	kv := q.keys[v]
@@ -100,7 +100,7 @@ func (q *mlPQ) up(i int) {
 	q.pos[v] = int32(i)
 }
 
-func (q *mlPQ) down(i int) {
+func (q *pq) down(i int) {
 	h := q.heap
 	n := len(h)
 	v := h[i]

@@ -1,27 +1,27 @@
-package graphio
+package partition
 
 // Two-way refinement used by the recursive bisections of the initial
 // partitioning: Fiduccia-Mattheyses passes with hill climbing and rollback,
 // and boundary balancing, after METIS's FM_2WayCutRefine and Balance2Way
 // (Karypis & Kumar 1998).
 
-// ml2Way is a bisection of a graph with its gain bookkeeping.
-type ml2Way struct {
-	g        *mlGraph
+// bisection is a two-way partition of a graph with its gain bookkeeping.
+type bisection struct {
+	g        *graph
 	where    []int32
 	id, ed   []int32 // internal and external weighted degree
 	bndptr   []int32 // position in bndind, or -1
 	bndind   []int32 // boundary vertices (ed > 0)
 	pwgts    [2]int
 	cut      int
-	q        [2]*mlPQ
+	q        [2]*pq
 	moved    []int32
 	swaps    []int32
 	permTmpl []int32
 }
 
-func newML2Way(g *mlGraph) *ml2Way {
-	return &ml2Way{
+func newBisection(g *graph) *bisection {
+	return &bisection{
 		g:      g,
 		where:  make([]int32, g.n),
 		id:     make([]int32, g.n),
@@ -31,7 +31,7 @@ func newML2Way(g *mlGraph) *ml2Way {
 }
 
 // compute derives degrees, boundary, part weights and cut from where.
-func (b *ml2Way) compute() {
+func (b *bisection) compute() {
 	g := b.g
 	b.pwgts = [2]int{}
 	b.cut = 0
@@ -57,12 +57,12 @@ func (b *ml2Way) compute() {
 	b.cut /= 2
 }
 
-func (b *ml2Way) bndInsert(v int32) {
+func (b *bisection) bndInsert(v int32) {
 	b.bndptr[v] = int32(len(b.bndind))
 	b.bndind = append(b.bndind, v)
 }
 
-func (b *ml2Way) bndDelete(v int32) {
+func (b *bisection) bndDelete(v int32) {
 	i := b.bndptr[v]
 	last := b.bndind[len(b.bndind)-1]
 	b.bndind[i] = last
@@ -72,8 +72,8 @@ func (b *ml2Way) bndDelete(v int32) {
 }
 
 // project returns the bisection of the finer graph fine induced by b.
-func (b *ml2Way) project(fine *mlGraph) *ml2Way {
-	f := newML2Way(fine)
+func (b *bisection) project(fine *graph) *bisection {
+	f := newBisection(fine)
 	for v := range f.where {
 		f.where[v] = b.where[fine.cmap[v]]
 	}
@@ -82,7 +82,7 @@ func (b *ml2Way) project(fine *mlGraph) *ml2Way {
 }
 
 // imbalance returns max_s pwgts[s]/tpw[s] - ub (<= 0 when balanced).
-func (b *ml2Way) imbalance(tpw [2]int, ub float64) float64 {
+func (b *bisection) imbalance(tpw [2]int, ub float64) float64 {
 	m := 0.0
 	for s := 0; s < 2; s++ {
 		r := float64(b.pwgts[s]) / float64(max(tpw[s], 1))
@@ -93,9 +93,9 @@ func (b *ml2Way) imbalance(tpw [2]int, ub float64) float64 {
 	return m - ub
 }
 
-func (b *ml2Way) ensureQueues() {
+func (b *bisection) ensureQueues() {
 	if b.q[0] == nil {
-		b.q[0], b.q[1] = newMLPQ(b.g.n), newMLPQ(b.g.n)
+		b.q[0], b.q[1] = newPQ(b.g.n), newPQ(b.g.n)
 		b.moved = make([]int32, b.g.n)
 		for i := range b.moved {
 			b.moved[i] = -1
@@ -106,7 +106,7 @@ func (b *ml2Way) ensureQueues() {
 // move switches v to the other side and updates the bookkeeping of v and
 // its neighbours; queue maintenance is left to the caller through upd,
 // called for each neighbour after its degrees change (it may be nil).
-func (b *ml2Way) move(v int32, upd func(u int32, wasBnd bool)) {
+func (b *bisection) move(v int32, upd func(u int32, wasBnd bool)) {
 	g := b.g
 	from := b.where[v]
 	to := 1 - from
@@ -146,7 +146,7 @@ func (b *ml2Way) move(v int32, upd func(u int32, wasBnd bool)) {
 // decreasing gain, always from the side heavier relative to its target,
 // allows a bounded run of non-improving moves and rolls back to the best
 // cut seen.
-func (b *ml2Way) fm(c *mlCtrl, tpw [2]int, npasses int) {
+func (b *bisection) fm(c *ctrl, tpw [2]int, npasses int) {
 	g := b.g
 	if g.n == 0 {
 		return
@@ -155,7 +155,7 @@ func (b *ml2Way) fm(c *mlCtrl, tpw [2]int, npasses int) {
 	limit := min(max(g.n/100, 15), 100)
 	tot := b.pwgts[0] + b.pwgts[1]
 	avgvwgt := min(tot/20, 2*tot/g.n)
-	origdiff := mlAbs(tpw[0] - b.pwgts[0])
+	origdiff := abs(tpw[0] - b.pwgts[0])
 	upd := func(u int32, wasBnd bool) {
 		if b.moved[u] >= 0 {
 			return
@@ -175,7 +175,7 @@ func (b *ml2Way) fm(c *mlCtrl, tpw [2]int, npasses int) {
 		b.q[1].reset()
 		initcut := b.cut
 		mincut := b.cut
-		mindiff := mlAbs(tpw[0] - b.pwgts[0])
+		mindiff := abs(tpw[0] - b.pwgts[0])
 		mincutorder := -1
 		b.permTmpl = append(b.permTmpl[:0], b.bndind...)
 		c.rng.shuffle(b.permTmpl)
@@ -194,7 +194,7 @@ func (b *ml2Way) fm(c *mlCtrl, tpw [2]int, npasses int) {
 			}
 			vw := int(g.vwgt[v])
 			newcut := b.cut - int(b.ed[v]-b.id[v])
-			newdiff := mlAbs(tpw[0] - b.pwgts[0] + vw*(1-2*from))
+			newdiff := abs(tpw[0] - b.pwgts[0] + vw*(1-2*from))
 			if (newcut < mincut && newdiff <= origdiff+avgvwgt) || (newcut == mincut && newdiff < mindiff) {
 				mincut, mindiff, mincutorder = newcut, newdiff, nswaps
 			} else if nswaps-mincutorder > limit {
@@ -219,12 +219,12 @@ func (b *ml2Way) fm(c *mlCtrl, tpw [2]int, npasses int) {
 // balance moves vertices from the overweight side to the other one, in
 // order of decreasing gain, until the overweight side fits its target, if
 // the bisection violates the tolerance ub.
-func (b *ml2Way) balance(tpw [2]int, ub float64) {
+func (b *bisection) balance(tpw [2]int, ub float64) {
 	g := b.g
 	if b.imbalance(tpw, ub) <= 0 {
 		return
 	}
-	if mlAbs(tpw[0]-b.pwgts[0]) < 3*g.tvwgt/max(g.n, 1) {
+	if abs(tpw[0]-b.pwgts[0]) < 3*g.tvwgt/max(g.n, 1) {
 		return
 	}
 	b.ensureQueues()
@@ -269,7 +269,7 @@ func (b *ml2Way) balance(tpw [2]int, ub float64) {
 	}
 }
 
-func mlAbs(x int) int {
+func abs(x int) int {
 	if x < 0 {
 		return -x
 	}

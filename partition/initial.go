@@ -1,4 +1,4 @@
-package graphio
+package partition
 
 import "math"
 
@@ -10,15 +10,15 @@ import "math"
 // while uncoarsening.
 
 const (
-	mlBisectCoarsenTo = 20 // coarsening target of a bisection
-	mlBisectTries     = 4  // multilevel bisections per split, best kept
-	mlGrowTriesSmall  = 5  // greedy growings on a small coarsest graph
-	mlGrowTriesLarge  = 7  // greedy growings on a large coarsest graph
-	mlGrowFMPasses    = 4  // FM passes after each growing
+	bisectCoarsenTo = 20 // coarsening target of a bisection
+	bisectTries     = 4  // multilevel bisections per split, best kept
+	growTriesSmall  = 5  // greedy growings on a small coarsest graph
+	growTriesLarge  = 7  // greedy growings on a large coarsest graph
+	growFMPasses    = 4  // FM passes after each growing
 )
 
 // initialKway returns a k-way partition of g by recursive bisection.
-func (c *mlCtrl) initialKway(g *mlGraph) []int32 {
+func (c *ctrl) initialKway(g *graph) []int32 {
 	where := make([]int32, g.n)
 	labels := make([]int32, g.n)
 	for i := range labels {
@@ -33,7 +33,7 @@ func (c *mlCtrl) initialKway(g *mlGraph) []int32 {
 
 // recursiveBisect assigns parts first..first+k-1 to the vertices of g,
 // writing out[labels[v]] for each vertex v.
-func (c *mlCtrl) recursiveBisect(g *mlGraph, labels []int32, k int, first int32, out []int32, ub float64) {
+func (c *ctrl) recursiveBisect(g *graph, labels []int32, k int, first int32, out []int32, ub float64) {
 	if k == 1 || g.n <= 1 {
 		for _, l := range labels {
 			out[l] = first
@@ -55,8 +55,8 @@ func (c *mlCtrl) recursiveBisect(g *mlGraph, labels []int32, k int, first int32,
 
 // split returns the subgraphs induced by the vertices of side 0 and side 1
 // with their labels.
-func (g *mlGraph) split(side []int32, labels []int32) (*mlGraph, []int32, *mlGraph, []int32) {
-	var subs [2]*mlGraph
+func (g *graph) split(side []int32, labels []int32) (*graph, []int32, *graph, []int32) {
+	var subs [2]*graph
 	var lab [2][]int32
 	local := make([]int32, g.n)
 	var cnt [2]int32
@@ -65,7 +65,7 @@ func (g *mlGraph) split(side []int32, labels []int32) (*mlGraph, []int32, *mlGra
 		cnt[s]++
 	}
 	for s := 0; s < 2; s++ {
-		sg := &mlGraph{
+		sg := &graph{
 			n:    int(cnt[s]),
 			xadj: make([]int32, 1, cnt[s]+1),
 			vwgt: make([]int32, 0, cnt[s]),
@@ -93,17 +93,17 @@ func (g *mlGraph) split(side []int32, labels []int32) (*mlGraph, []int32, *mlGra
 
 // multilevelBisect splits g into sides 0 and 1 with target weight fraction
 // frac0 for side 0 and tolerance ub, and returns the side of each vertex.
-func (c *mlCtrl) multilevelBisect(g *mlGraph, frac0, ub float64) []int32 {
+func (c *ctrl) multilevelBisect(g *graph, frac0, ub float64) []int32 {
 	tpw0 := int(frac0 * float64(g.tvwgt))
 	tpw := [2]int{tpw0, g.tvwgt - tpw0}
 	var best []int32
 	bestCut, bestBal := 0, 0.0
-	for t := 0; t < mlBisectTries; t++ {
-		levels, _ := c.coarsen(g, mlBisectCoarsenTo, nil)
+	for t := 0; t < bisectTries; t++ {
+		levels, _ := c.coarsen(g, bisectCoarsenTo, nil)
 		coarsest := levels[len(levels)-1]
-		tries := mlGrowTriesLarge
-		if coarsest.n <= mlBisectCoarsenTo {
-			tries = mlGrowTriesSmall
+		tries := growTriesLarge
+		if coarsest.n <= bisectCoarsenTo {
+			tries = growTriesSmall
 		}
 		b := c.growBisection(coarsest, tpw, ub, tries)
 		for l := len(levels) - 2; l >= 0; l-- {
@@ -121,14 +121,14 @@ func (c *mlCtrl) multilevelBisect(g *mlGraph, frac0, ub float64) []int32 {
 
 // growBisection makes tries greedy graph growings of side 0 from random
 // seed vertices, each followed by balancing and FM, and keeps the best.
-func (c *mlCtrl) growBisection(g *mlGraph, tpw [2]int, ub float64, tries int) *ml2Way {
+func (c *ctrl) growBisection(g *graph, tpw [2]int, ub float64, tries int) *bisection {
 	n := g.n
 	maxw1 := int(ub * float64(tpw[1]))
 	minw1 := int(float64(tpw[1]) / ub)
 	var best []int32
 	bestCut := 0
-	b := newML2Way(g)
-	q := newMLPQ(n)
+	b := newBisection(g)
+	q := newPQ(n)
 	gain := make([]int32, n)
 	for t := 0; t < tries; t++ {
 		where := b.where
@@ -179,7 +179,7 @@ func (c *mlCtrl) growBisection(g *mlGraph, tpw [2]int, ub float64, tries int) *m
 		}
 		b.compute()
 		b.balance(tpw, ub)
-		b.fm(c, tpw, mlGrowFMPasses)
+		b.fm(c, tpw, growFMPasses)
 		if t == 0 || b.cut < bestCut {
 			best = append(best[:0], where...)
 			bestCut = b.cut
@@ -194,7 +194,7 @@ func (c *mlCtrl) growBisection(g *mlGraph, tpw [2]int, ub float64, tries int) *m
 }
 
 // wdeg returns the weighted degree of v.
-func (g *mlGraph) wdeg(v int32) int32 {
+func (g *graph) wdeg(v int32) int32 {
 	s := int32(0)
 	for e := g.xadj[v]; e < g.xadj[v+1]; e++ {
 		s += g.adjwgt[e]

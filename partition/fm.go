@@ -1,4 +1,4 @@
-package graphio
+package partition
 
 // k-way Fiduccia-Mattheyses refinement with hill climbing, run after the
 // greedy passes of each level: unlike the greedy refinement it also makes
@@ -10,7 +10,7 @@ package graphio
 // fm runs up to npasses FM passes. Moves never overfill a part beyond
 // maxp; each vertex moves at most once per pass; a pass ends after limit
 // moves without improvement and is rolled back to its best prefix.
-func (r *mlKway) fm(c *mlCtrl, npasses, limit, maxp int) {
+func (r *kway) fm(c *ctrl, npasses, limit, maxp int) {
 	g := r.g
 	q := r.q
 	type mv struct{ v, from int32 }

@@ -1,20 +1,22 @@
-package graphio
+package partition
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/sbinet/npyio/npz"
+
+	"github.com/fedaux/fedaux/internal/datadir"
 )
 
-// mlTestDatasets are the graphs of the quality test with METIS 5.1's edge
+// testDatasets are the graphs of the quality test with METIS 5.1's edge
 // cuts (gpmetis, default options) on their largest connected components
 // for K = 5, 10, 20 (see shared/data/README.md).
-var mlTestDatasets = []struct {
+var testDatasets = []struct {
 	name, file, part string
 	metis            map[int]int
 	large            bool
@@ -25,27 +27,36 @@ var mlTestDatasets = []struct {
 	{"photo", "amazon_electronics_photo.npz", "photo", map[int]int{5: 11197, 10: 22434, 20: 33572}, true},
 }
 
-// mlTestDataDir returns the data directory: $FEDAUX_DATA, else
-// ../../shared/data from this package. It skips the test when the data is
-// missing, unless $CI is set.
-func mlTestDataDir(t testing.TB) string {
-	dir := os.Getenv("FEDAUX_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "cora.npz")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("data directory %s missing: %v", dir, err)
-		}
-		t.Skipf("data directory %s missing: %v", dir, err)
-	}
-	return dir
+var (
+	lccMu    sync.Mutex
+	lccCache = map[string]lccEntry{}
+)
+
+type lccEntry struct {
+	adj   Graph
+	nodes []int
 }
 
-// mlTestLoadLCC reads the adjacency of a gnn-benchmark npz file,
+// datasetLCC returns (loaded once per test binary) the largest connected
+// component of the data file name, or skips t (fails it when CI is set)
+// if the file is missing. Callers must not modify the result.
+func datasetLCC(t testing.TB, file string) (Graph, []int) {
+	t.Helper()
+	path := datadir.File(t, file)
+	lccMu.Lock()
+	defer lccMu.Unlock()
+	if e, ok := lccCache[file]; ok {
+		return e.adj, e.nodes
+	}
+	adj, nodes := loadLCC(t, path)
+	lccCache[file] = lccEntry{adj, nodes}
+	return adj, nodes
+}
+
+// loadLCC reads the adjacency of a gnn-benchmark npz file,
 // symmetrises it, drops self loops and returns the largest connected
 // component (nodes in ascending original order) with its node ids.
-func mlTestLoadLCC(t testing.TB, path string) (*CSR, []int) {
+func loadLCC(t testing.TB, path string) (Graph, []int) {
 	t.Helper()
 	r, err := npz.Open(path)
 	if err != nil {
@@ -116,23 +127,22 @@ func mlTestLoadLCC(t testing.TB, path string) (*CSR, []int) {
 			nodes = append(nodes, v)
 		}
 	}
-	adj := &CSR{Rows: len(nodes), Cols: len(nodes), Indptr: []int{0}}
+	adj := Graph{Indptr: []int{0}}
 	for _, v := range nodes {
 		for _, u := range nbrs[v] {
 			adj.Indices = append(adj.Indices, local[u])
-			adj.Values = append(adj.Values, 1)
 		}
 		adj.Indptr = append(adj.Indptr, len(adj.Indices))
 	}
 	return adj, nodes
 }
 
-// mlTestCut returns the number of undirected edges between parts and the
+// testCut returns the number of undirected edges between parts and the
 // imbalance max_p |p| / (n/k) - 1.
-func mlTestCut(adj *CSR, part []int, k int) (int, float64) {
+func testCut(adj Graph, part []int, k int) (int, float64) {
 	cut := 0
 	sizes := make([]int, k)
-	for i := 0; i < adj.Rows; i++ {
+	for i := 0; i < adj.n(); i++ {
 		sizes[part[i]]++
 		for _, j := range adj.Indices[adj.Indptr[i]:adj.Indptr[i+1]] {
 			if part[j] != part[i] {
@@ -140,40 +150,102 @@ func mlTestCut(adj *CSR, part []int, k int) (int, float64) {
 			}
 		}
 	}
-	return cut / 2, float64(slices.Max(sizes))/(float64(adj.Rows)/float64(k)) - 1
+	return cut / 2, float64(slices.Max(sizes))/(float64(adj.n())/float64(k)) - 1
 }
 
 func TestMultilevelDatasets(t *testing.T) {
-	dir := mlTestDataDir(t)
-	for _, ds := range mlTestDatasets {
+	dir := datadir.Dir(t)
+	for _, ds := range testDatasets {
 		if ds.large && testing.Short() {
 			t.Logf("%s: skipped in -short mode", ds.name)
 			continue
 		}
-		adj, nodes := mlTestLoadLCC(t, filepath.Join(dir, ds.file))
-		mlTestCheckReference(t, dir, ds.part, adj, nodes, ds.metis)
+		adj, nodes := datasetLCC(t, ds.file)
+		checkReference(t, dir, ds.part, adj, nodes, ds.metis)
 		for _, k := range []int{5, 10, 20} {
 			start := time.Now()
-			part, err := PartitionMultilevel(adj, k, MultilevelOptions{Seed: 1})
+			part, err := Multilevel(adj, k, MultilevelOptions{Seed: 1})
 			el := time.Since(start)
 			if err != nil {
 				t.Fatalf("%s k=%d: %v", ds.name, k, err)
 			}
-			cut, imb := mlTestCut(adj, part, k)
+			cut, imb := testCut(adj, part, k)
 			ratio := float64(cut) / float64(ds.metis[k])
 			t.Logf("%-10s k=%2d cut %6d metis %6d ratio %.3f imbalance %.4f time %v", ds.name, k, cut, ds.metis[k], ratio, imb, el.Round(time.Millisecond))
 			if ratio > 1.10 {
 				t.Errorf("%s k=%d: cut %d is more than 10%% above METIS's %d", ds.name, k, cut, ds.metis[k])
 			}
-			mlTestCheckBalance(t, part, k, 0.03)
+			checkBalance(t, part, k, 0.03)
 		}
 	}
 }
 
-// mlTestCheckReference checks, where the METIS reference partitions are
+// pinnedOptions are the non-default options of TestMultilevelDatasetsPinned.
+var pinnedOptions = MultilevelOptions{Seed: 7, Imbalance: 0.1, Trials: 1, Cycles: 1, Iterations: 4}
+
+// pinnedPartitions are the edge cuts and part hashes (see partHash) of the
+// largest components of the real datasets, with the default options and
+// seed 1 (the cuts of README's table "Partitions: fedaux's multilevel
+// partitioner vs METIS 5.1") and with pinnedOptions.
+var pinnedPartitions = map[string][]struct {
+	k     int
+	tuned bool // pinnedOptions instead of the defaults with seed 1
+	cut   int
+	hash  uint64
+}{
+	"cora": {
+		{5, false, 357, 0x092f6dfdf50fcbdd}, {10, false, 572, 0xea13d795ca473e2c}, {20, false, 800, 0x74bfda6a3406f1f0},
+		{5, true, 363, 0xba403b608f403749}, {10, true, 574, 0xba17fbbf3f8238fd}, {20, true, 783, 0xbd44bad8d179c247},
+	},
+	"citeseer": {
+		{5, false, 152, 0xf3d5447bff6b4768}, {10, false, 276, 0x923615e691914f39}, {20, false, 409, 0xe4d5d299b2140010},
+		{5, true, 137, 0x8b07157524c6d35b}, {10, true, 269, 0xefb0dbed53c79f1b}, {20, true, 394, 0xf85c5941c55d1ca5},
+	},
+	"computers": {
+		{5, false, 33490, 0x79f0881e712e8056}, {10, false, 62294, 0x6377fbedba69202d}, {20, false, 89796, 0x63a9b31fab3a33e6},
+		{5, true, 32119, 0x669ccc3e0ae40b55}, {10, true, 60559, 0x65414c2e97af2989}, {20, true, 87793, 0x7648a2c16e29ee6b},
+	},
+	"photo": {
+		{5, false, 10902, 0x0585b5e87f4147be}, {10, false, 21235, 0x0dddd8118d7c99d9}, {20, false, 33012, 0x23a9e03b375f55fd},
+		{5, true, 10534, 0x8e2c2580a1946721}, {10, true, 20739, 0xd725b2af592a8ea7}, {20, true, 32497, 0x912f0f9241060fe5},
+	},
+}
+
+// TestMultilevelDatasetsPinned pins the partitions of the real datasets
+// (pinnedPartitions), so that any change of behaviour on real graphs is
+// noticed. Update the numbers, and README's table, when the algorithm
+// changes on purpose.
+func TestMultilevelDatasetsPinned(t *testing.T) {
+	datadir.Dir(t)
+	for _, ds := range testDatasets {
+		if ds.large && testing.Short() {
+			t.Logf("%s: skipped in -short mode", ds.name)
+			continue
+		}
+		adj, _ := datasetLCC(t, ds.file)
+		for _, pin := range pinnedPartitions[ds.name] {
+			opts := MultilevelOptions{Seed: 1}
+			if pin.tuned {
+				opts = pinnedOptions
+			}
+			part, err := Multilevel(adj, pin.k, opts)
+			if err != nil {
+				t.Fatalf("%s k=%d %+v: %v", ds.name, pin.k, opts, err)
+			}
+			cut, _ := testCut(adj, part, pin.k)
+			h := partHash(part)
+			t.Logf("%-10s k=%2d %+v: cut %6d hash %#016x", ds.name, pin.k, opts, cut, h)
+			if cut != pin.cut || h != pin.hash {
+				t.Errorf("%s k=%d %+v: cut %d hash %#016x, want cut %d hash %#016x", ds.name, pin.k, opts, cut, h, pin.cut, pin.hash)
+			}
+		}
+	}
+}
+
+// checkReference checks, where the METIS reference partitions are
 // present, that the LCC equals their node list and that their cut equals
 // the number in the table.
-func mlTestCheckReference(t *testing.T, dir, name string, adj *CSR, nodes []int, metis map[int]int) {
+func checkReference(t *testing.T, dir, name string, adj Graph, nodes []int, metis map[int]int) {
 	t.Helper()
 	for k, want := range metis {
 		path := filepath.Join(dir, "partitions", name+"_"+strconv.Itoa(k)+".npz")
@@ -201,15 +273,15 @@ func mlTestCheckReference(t *testing.T, dir, name string, adj *CSR, nodes []int,
 			}
 			part[i] = int(client[i])
 		}
-		if cut, _ := mlTestCut(adj, part, k); cut != want {
+		if cut, _ := testCut(adj, part, k); cut != want {
 			t.Fatalf("%s: reference cut %d, table says %d", path, cut, want)
 		}
 	}
 }
 
-// mlTestCheckBalance fails unless every part is non-empty and holds at most
+// checkBalance fails unless every part is non-empty and holds at most
 // ceil((1+imb)*n/k) nodes.
-func mlTestCheckBalance(t *testing.T, part []int, k int, imb float64) {
+func checkBalance(t *testing.T, part []int, k int, imb float64) {
 	t.Helper()
 	sizes := make([]int, k)
 	for _, p := range part {
@@ -218,7 +290,7 @@ func mlTestCheckBalance(t *testing.T, part []int, k int, imb float64) {
 		}
 		sizes[p]++
 	}
-	limit := mlCeilLimit(len(part), k, imb)
+	limit := ceilLimit(len(part), k, imb)
 	for p, s := range sizes {
 		if s > limit || s == 0 {
 			t.Fatalf("part %d has %d nodes; want 1..%d (n=%d, k=%d)", p, s, limit, len(part), k)
@@ -227,13 +299,12 @@ func mlTestCheckBalance(t *testing.T, part []int, k int, imb float64) {
 }
 
 func BenchmarkMultilevel(b *testing.B) {
-	dir := mlTestDataDir(b)
-	for _, ds := range mlTestDatasets {
-		adj, _ := mlTestLoadLCC(b, filepath.Join(dir, ds.file))
+	for _, ds := range testDatasets {
+		adj, _ := datasetLCC(b, ds.file)
 		for _, k := range []int{5, 10, 20} {
 			b.Run(ds.name+"/k="+strconv.Itoa(k), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := PartitionMultilevel(adj, k, MultilevelOptions{Seed: 1}); err != nil {
+					if _, err := Multilevel(adj, k, MultilevelOptions{Seed: 1}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,4 +1,4 @@
-package graphio
+package partition
 
 import (
 	"cmp"
@@ -8,31 +8,31 @@ import (
 // Uncoarsening phase: the k-way partition of each level is projected to the
 // next finer level and improved by greedy boundary refinement (Karypis &
 // Kumar 1998, after METIS 5's Greedy_KWayOptimize) and k-way FM (see
-// multilevel_refine_fm.go), with explicit balancing moves whenever a part
-// exceeds its maximum weight.
+// fm.go), with explicit balancing moves whenever a part exceeds its
+// maximum weight.
 
-// mlOverweightFactor lets a refinement move with positive gain overfill its
+// overweightFactor lets a refinement move with positive gain overfill its
 // target part by up to this many times the gain at the coarser levels, as
 // METIS allows; the balancing step repairs the excess.
-const mlOverweightFactor = 5
+const overweightFactor = 5
 
 // FM passes per level after the greedy passes, and the number of moves
 // without improvement after which an FM pass stops.
 const (
-	mlFMPasses = 2
-	mlFMLimit  = 100
+	fmPasses = 2
+	fmLimit  = 100
 )
 
-// mlKway is a k-way partition of a graph with its gain bookkeeping.
-type mlKway struct {
-	g      *mlGraph
+// kway is a k-way partition of a graph with its gain bookkeeping.
+type kway struct {
+	g      *graph
 	k      int
 	where  []int32
 	pwgts  []int
 	id, ed []int32 // weight to the own part, to all other parts
 	conn   []int32 // scratch: weight from one vertex to each part
 	parts  []int32 // scratch: parts with conn > 0
-	q      *mlPQ
+	q      *pq
 	done   []uint32 // done[v] == stamp: v was extracted in this pass
 	stamp  uint32
 	perm   []int32
@@ -40,16 +40,16 @@ type mlKway struct {
 
 // refineKway uncoarsens the partition where of the coarsest level and
 // returns the refined, balanced partition of levels[0].
-func (c *mlCtrl) refineKway(levels []*mlGraph, where []int32) []int32 {
+func (c *ctrl) refineKway(levels []*graph, where []int32) []int32 {
 	fine := levels[0]
-	r := &mlKway{
+	r := &kway{
 		k:     c.k,
 		where: make([]int32, fine.n),
 		pwgts: make([]int, c.k),
 		id:    make([]int32, fine.n),
 		ed:    make([]int32, fine.n),
 		conn:  make([]int32, c.k),
-		q:     newMLPQ(fine.n),
+		q:     newPQ(fine.n),
 		done:  make([]uint32, fine.n),
 	}
 	copy(r.where, where)
@@ -65,12 +65,12 @@ func (c *mlCtrl) refineKway(levels []*mlGraph, where []int32) []int32 {
 		r.g = g
 		r.compute()
 		r.balance(c.maxp, false)
-		ff := float64(mlOverweightFactor)
+		ff := float64(overweightFactor)
 		if l == 0 {
 			ff = 0
 		}
 		r.greedy(c, c.niter, ff)
-		r.fm(c, mlFMPasses, mlFMLimit, c.maxp)
+		r.fm(c, fmPasses, fmLimit, c.maxp)
 	}
 	// Enforce the balance on the finest level: boundary moves first, then
 	// any vertex (with unit weights this always succeeds, as k*maxp >= n).
@@ -83,7 +83,7 @@ func (c *mlCtrl) refineKway(levels []*mlGraph, where []int32) []int32 {
 }
 
 // compute derives part weights and degrees from where.
-func (r *mlKway) compute() {
+func (r *kway) compute() {
 	g := r.g
 	for p := range r.pwgts {
 		r.pwgts[p] = 0
@@ -105,7 +105,7 @@ func (r *mlKway) compute() {
 
 // gatherConn fills conn and parts with the weight from v to each other
 // part; the caller must call clearConn.
-func (r *mlKway) gatherConn(v int32) {
+func (r *kway) gatherConn(v int32) {
 	g := r.g
 	from := r.where[v]
 	for e := g.xadj[v]; e < g.xadj[v+1]; e++ {
@@ -120,7 +120,7 @@ func (r *mlKway) gatherConn(v int32) {
 	}
 }
 
-func (r *mlKway) clearConn() {
+func (r *kway) clearConn() {
 	for _, p := range r.parts {
 		r.conn[p] = 0
 	}
@@ -130,7 +130,7 @@ func (r *mlKway) clearConn() {
 // pickTarget returns the part, among those gathered by gatherConn, that the
 // vertex is most connected to (the lighter one on ties) among the parts p
 // with ok(p), or -1 if there is none.
-func (r *mlKway) pickTarget(ok func(p int32) bool) int32 {
+func (r *kway) pickTarget(ok func(p int32) bool) int32 {
 	best := int32(-1)
 	for _, p := range r.parts {
 		if !ok(p) {
@@ -146,7 +146,7 @@ func (r *mlKway) pickTarget(ok func(p int32) bool) int32 {
 // bestTarget gathers the connections of v and returns the part pickTarget
 // chooses for it, with the weight from v to that part (0 if there is none),
 // leaving the scratch clear.
-func (r *mlKway) bestTarget(v int32, ok func(p int32) bool) (to, connTo int32) {
+func (r *kway) bestTarget(v int32, ok func(p int32) bool) (to, connTo int32) {
 	r.gatherConn(v)
 	to = r.pickTarget(ok)
 	if to >= 0 {
@@ -159,7 +159,7 @@ func (r *mlKway) bestTarget(v int32, ok func(p int32) bool) (to, connTo int32) {
 // move puts v into part to, given the weight connTo from v to that part,
 // and updates the degrees of v and its neighbours; upd (if not nil) is
 // called for every neighbour afterwards.
-func (r *mlKway) move(v, to int32, connTo int32, upd func(u int32)) {
+func (r *kway) move(v, to int32, connTo int32, upd func(u int32)) {
 	g := r.g
 	from := r.where[v]
 	vw := int(g.vwgt[v])
@@ -192,7 +192,7 @@ func (r *mlKway) move(v, to int32, connTo int32, upd func(u int32)) {
 // decreasing ed-id, moving each to the adjacent part it is most connected
 // to if that reduces the cut, or keeps it and improves the balance, within
 // the weight limits. Vertices extracted once are not revisited in the pass.
-func (r *mlKway) greedy(c *mlCtrl, npasses int, ffactor float64) {
+func (r *kway) greedy(c *ctrl, npasses int, ffactor float64) {
 	g := r.g
 	q := r.q
 	cand := func(u int32) bool { return r.ed[u] > 0 && r.ed[u] >= r.id[u] }
@@ -236,11 +236,11 @@ func (r *mlKway) greedy(c *mlCtrl, npasses int, ffactor float64) {
 
 // key is the priority of v in the refinement queue: ed - id, the gain of
 // moving v if all its external edges led to one part.
-func (r *mlKway) key(v int32) int { return int(r.ed[v] - r.id[v]) }
+func (r *kway) key(v int32) int { return int(r.ed[v] - r.id[v]) }
 
 // startPass begins a refinement pass: a new stamp, and the queue holding
 // the vertices with cand, inserted in random order with their keys.
-func (r *mlKway) startPass(c *mlCtrl, cand func(v int32) bool) {
+func (r *kway) startPass(c *ctrl, cand func(v int32) bool) {
 	r.stamp++
 	r.q.reset()
 	r.perm = r.perm[:0]
@@ -258,7 +258,7 @@ func (r *mlKway) startPass(c *mlCtrl, cand func(v int32) bool) {
 // requeue updates the queue after the degrees of u changed within a pass:
 // u is left alone if it was extracted in this pass, else rekeyed or
 // inserted if it is a candidate and removed if not.
-func (r *mlKway) requeue(u int32, cand func(v int32) bool) {
+func (r *kway) requeue(u int32, cand func(v int32) bool) {
 	q := r.q
 	switch {
 	case r.done[u] == r.stamp:
@@ -277,14 +277,14 @@ func (r *mlKway) requeue(u int32, cand func(v int32) bool) {
 // which case every vertex of an overweight part may move to the lightest
 // part too. It reports whether any vertex moved; the result may still be
 // unbalanced when vertex weights make balance impossible.
-func (r *mlKway) balance(maxp int, general bool) bool {
+func (r *kway) balance(maxp int, general bool) bool {
 	g := r.g
 	q := r.q
 	movedAny := false
 	over := func(p int32) bool { return r.pwgts[p] > maxp }
-	var lightQ *mlPQ // parts by increasing weight, in general mode
+	var lightQ *pq // parts by increasing weight, in general mode
 	if general {
-		lightQ = newMLPQ(r.k)
+		lightQ = newPQ(r.k)
 		for p, w := range r.pwgts {
 			lightQ.insert(int32(p), -w)
 		}
@@ -357,7 +357,7 @@ func (r *mlKway) balance(maxp int, general bool) bool {
 // part, the one least connected inside it. It expects unit vertex weights
 // and n >= k, so the heaviest part holds at least two vertices while a
 // part is empty.
-func (r *mlKway) fillEmpty() {
+func (r *kway) fillEmpty() {
 	g := r.g
 	var empty []int32
 	for p, w := range r.pwgts {
@@ -389,7 +389,7 @@ func (r *mlKway) fillEmpty() {
 		next[p]++
 	}
 	copy(next, start[:r.k])
-	heavy := newMLPQ(r.k)
+	heavy := newPQ(r.k)
 	for p, w := range r.pwgts {
 		if w > 0 {
 			heavy.insert(int32(p), w)

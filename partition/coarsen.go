@@ -1,16 +1,16 @@
-package graphio
+package partition
 
 // Coarsening phase of the multilevel partitioner: sorted heavy-edge matching
 // (Karypis & Kumar 1998) with METIS's two-hop matching of leftover
 // low-degree vertices, and contraction of matched pairs.
 
-// mlCoarsenFraction stops coarsening once a level shrinks the graph by less
+// coarsenFraction stops coarsening once a level shrinks the graph by less
 // than 15 %, as METIS does.
-const mlCoarsenFraction = 0.85
+const coarsenFraction = 0.85
 
-// mlUnmatchedFor2Hop is the fraction of unmatched vertices above which
+// unmatchedFor2Hop is the fraction of unmatched vertices above which
 // two-hop matching is tried.
-const mlUnmatchedFor2Hop = 0.10
+const unmatchedFor2Hop = 0.10
 
 // coarsen returns the hierarchy levels[0] = g, levels[1], ... of ever
 // coarser graphs; each level's cmap maps it to the next. Coarsening stops
@@ -18,8 +18,8 @@ const mlUnmatchedFor2Hop = 0.10
 // No coarse vertex gets heavier than 1.5*tvwgt/coarsenTo through matching.
 // When where is not nil, only vertices of the same part are matched, and
 // where is carried to the coarsest level, which is returned as well.
-func (c *mlCtrl) coarsen(g *mlGraph, coarsenTo int, where []int32) ([]*mlGraph, []int32) {
-	levels := []*mlGraph{g}
+func (c *ctrl) coarsen(g *graph, coarsenTo int, where []int32) ([]*graph, []int32) {
+	levels := []*graph{g}
 	maxvwgt := int(1.5 * float64(g.tvwgt) / float64(max(coarsenTo, 1)))
 	cur := g
 	for cur.n > coarsenTo && cur.nedges() > 0 {
@@ -37,7 +37,7 @@ func (c *mlCtrl) coarsen(g *mlGraph, coarsenTo int, where []int32) ([]*mlGraph, 
 			}
 			where = cw
 		}
-		if float64(cg.n) >= mlCoarsenFraction*float64(cur.n) || cg.nedges() <= cg.n/2 {
+		if float64(cg.n) >= coarsenFraction*float64(cur.n) || cg.nedges() <= cg.n/2 {
 			break
 		}
 		cur = cg
@@ -51,7 +51,7 @@ func (c *mlCtrl) coarsen(g *mlGraph, coarsenTo int, where []int32) ([]*mlGraph, 
 // heaviest edge, if their combined weight stays within maxvwgt. match[v] is
 // v's mate, v itself when unmatched.
 // If where is not nil, only vertices of the same part are matched.
-func (c *mlCtrl) matchSHEM(g *mlGraph, maxvwgt int, where []int32) []int32 {
+func (c *ctrl) matchSHEM(g *graph, maxvwgt int, where []int32) []int32 {
 	n := g.n
 	xadj, adjncy, adjwgt, vwgt := g.xadj, g.adjncy, g.adjwgt, g.vwgt
 
@@ -116,12 +116,12 @@ func (c *mlCtrl) matchSHEM(g *mlGraph, maxvwgt int, where []int32) []int32 {
 		match[i], match[mate] = mate, i
 	}
 
-	if nunmatched > int(mlUnmatchedFor2Hop*float64(n)) {
+	if nunmatched > int(unmatchedFor2Hop*float64(n)) {
 		nunmatched = match2HopAny(g, perm, match, where, maxvwgt, 2, nunmatched)
-		if nunmatched > int(1.5*mlUnmatchedFor2Hop*float64(n)) {
+		if nunmatched > int(1.5*unmatchedFor2Hop*float64(n)) {
 			nunmatched = match2HopAny(g, perm, match, where, maxvwgt, 3, nunmatched)
 		}
-		if nunmatched > int(2*mlUnmatchedFor2Hop*float64(n)) {
+		if nunmatched > int(2*unmatchedFor2Hop*float64(n)) {
 			match2HopAny(g, perm, match, where, maxvwgt, n, nunmatched)
 		}
 	}
@@ -136,7 +136,7 @@ func (c *mlCtrl) matchSHEM(g *mlGraph, maxvwgt int, where []int32) []int32 {
 // match2HopAny pairs unmatched vertices of degree below maxdeg that share a
 // neighbour (METIS's Match_2HopAny). It returns the new number of
 // unmatched vertices.
-func match2HopAny(g *mlGraph, perm, match, where []int32, maxvwgt, maxdeg, nunmatched int) int {
+func match2HopAny(g *graph, perm, match, where []int32, maxvwgt, maxdeg, nunmatched int) int {
 	n := g.n
 	xadj, adjncy, vwgt := g.xadj, g.adjncy, g.vwgt
 	// colptr/rowind list, for every vertex, its unmatched neighbours of
@@ -192,7 +192,7 @@ func match2HopAny(g *mlGraph, perm, match, where []int32, maxvwgt, maxdeg, nunma
 // becomes one vertex, with summed vertex weights and merged parallel edges;
 // it sets g.cmap. Coarse vertices are numbered in order of their smaller
 // member.
-func (g *mlGraph) contract(match []int32) *mlGraph {
+func (g *graph) contract(match []int32) *graph {
 	n := g.n
 	cmap := make([]int32, n)
 	cn := int32(0)
@@ -203,7 +203,7 @@ func (g *mlGraph) contract(match []int32) *mlGraph {
 		}
 	}
 	g.cmap = cmap
-	cg := &mlGraph{
+	cg := &graph{
 		n:     int(cn),
 		xadj:  make([]int32, cn+1),
 		vwgt:  make([]int32, cn),
