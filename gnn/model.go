@@ -12,8 +12,11 @@ import (
 // Config describes a client model.
 type Config struct {
 	InFeatures int // F, input feature dimension
-	Hidden     int // d, width of both GCN layers and of the embeddings
+	Hidden     int // d, width of every GCN layer and of the embeddings
 	Classes    int // C
+	// Layers is the GCN depth L: 1, 2 or 3 layers (the first F -> d, the
+	// rest d -> d); 0 means 2, the spec's model.
+	Layers int
 	// Masked gives every layer a personal mask (MaskedGCN); a plain model
 	// (FedAvg's GCN) has none.
 	Masked bool
@@ -36,6 +39,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.InFeatures < 1 || c.Hidden < 1 || c.Classes < 1:
 		return fmt.Errorf("gnn: model shape %d -> %d -> %d classes, want all >= 1", c.InFeatures, c.Hidden, c.Classes)
+	case c.Layers < 0 || c.Layers > 3:
+		return fmt.Errorf("gnn: layers %d, want 1, 2 or 3", c.Layers)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return fmt.Errorf("gnn: dropout %v, want 0 <= p < 1", c.Dropout)
 	case c.Kernel && (!(c.Sigma > 0) || math.IsInf(c.Sigma, 0)):
@@ -48,6 +53,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// depth returns the number of GCN layers, with 0 meaning the default 2.
+func (c Config) depth() int {
+	if c.Layers == 0 {
+		return 2
+	}
+	return c.Layers
+}
+
 // Input is a client's graph as the model reads it: the propagation
 // operator of its adjacency and its node features.
 type Input struct {
@@ -55,37 +68,48 @@ type Input struct {
 	X    Features
 }
 
-// Model is one client's network (spec section 2):
+// Model is one client's network (spec section 2), with L = Config.Layers
+// GCN layers (spec section 12, "Depth x width"):
 //
-//	h1     = dropout(relu(conv1(X)))
-//	H      = dropout(relu(conv2(h1)))          node embeddings, Eq. 1
+//	h_0    = X
+//	h_l    = dropout(relu(conv_l(h_{l-1})))    l = 1..L (conv1 F -> d, the rest d -> d)
+//	H      = h_L                               node embeddings, Eq. 1
 //	s      = score(H, a)                       Eq. 2 (Kernel only)
 //	Z      = kernel aggregate of H by s        Eq. 5 (Kernel only)
 //	logits = cls([H || Z])  or  cls(H)
 //
-// Dropout acts in training mode only; evaluation mode also prunes the
-// masks. The classifier with a kernel is computed as H W_h + agg(H W_z)
-// + b, the same function at a fraction of the cost (see kernelHead).
-// With Hard, Z is instead FedAux_hard's convolution of the score-sorted,
-// score-scaled embeddings (ablation i, see hardHead).
+// The spec's model has L = 2 (the default): h_1 = dropout(relu(conv1(X))),
+// H = dropout(relu(conv2(h_1))). Dropout acts in training mode only;
+// evaluation mode also prunes the masks. The classifier with a kernel is
+// computed as H W_h + agg(H W_z) + b, the same function at a fraction of
+// the cost (see kernelHead). With Hard, Z is instead FedAux_hard's
+// convolution of the score-sorted, score-scaled embeddings (ablation i,
+// see hardHead).
 type Model struct {
-	cfg          Config
-	conv1, conv2 *GCN
-	relu1, relu2 ReLU
-	drop1, drop2 Dropout
-	cls          *Linear
-	head         *kernelHead // nil without Kernel, or with Hard
-	hard         *hardHead   // nil without Hard
-	params       []*Param
+	cfg    Config
+	layers []gcnLayer // conv1 .. convL
+	cls    *Linear
+	head   *kernelHead // nil without Kernel, or with Hard
+	hard   *hardHead   // nil without Hard
+	params []*Param
 
 	h      *mat.Dense // embeddings of the last forward
 	scores []float64
 	ready  bool // a forward has run since the last EmbedPreReLU
 }
 
-// NewModel builds a model and initialises it from rng: conv1.weight,
-// conv2.weight, cls.weight, cls.bias and the APV are drawn in this order,
-// so equal seeds give equal models.
+// gcnLayer is one GCN layer of the backbone with the ReLU and dropout
+// that follow it.
+type gcnLayer struct {
+	conv *GCN
+	relu ReLU
+	drop Dropout
+}
+
+// NewModel builds a model and initialises it from rng: the GCN weights
+// (conv1.weight, ..., convL.weight), cls.weight, cls.bias, the APV and
+// the hard head are drawn in this order, so equal seeds give equal
+// models.
 func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -93,18 +117,25 @@ func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 	if cfg.Gauss == nil {
 		cfg.Gauss = Dense{}
 	}
-	m := &Model{cfg: cfg}
-	m.conv1 = NewGCN("conv1", cfg.InFeatures, cfg.Hidden, cfg.Masked, rng)
-	m.conv2 = NewGCN("conv2", cfg.Hidden, cfg.Hidden, cfg.Masked, rng)
-	m.conv2.GradOnlyNonzero = true // its input comes out of ReLU and dropout
+	cfg.Layers = cfg.depth()
+	m := &Model{cfg: cfg, layers: make([]gcnLayer, cfg.Layers)}
+	for i := range m.layers {
+		l := &m.layers[i]
+		in := cfg.Hidden
+		if i == 0 {
+			in = cfg.InFeatures
+		}
+		l.conv = NewGCN(fmt.Sprintf("conv%d", i+1), in, cfg.Hidden, cfg.Masked, rng)
+		// Every input after the first comes out of ReLU and dropout.
+		l.conv.GradOnlyNonzero = i > 0
+		l.drop.P = cfg.Dropout
+		m.params = append(m.params, l.conv.Params()...)
+	}
 	in := cfg.Hidden
 	if cfg.Kernel {
 		in = 2 * cfg.Hidden
 	}
 	m.cls = NewLinear("cls", in, cfg.Classes, cfg.Masked, rng)
-	m.drop1.P, m.drop2.P = cfg.Dropout, cfg.Dropout
-	m.params = append(m.params, m.conv1.Params()...)
-	m.params = append(m.params, m.conv2.Params()...)
 	m.params = append(m.params, m.cls.Params()...)
 	if cfg.Kernel {
 		score := NewScore(cfg.Score, cfg.Hidden, rng)
@@ -119,11 +150,12 @@ func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 	return m, nil
 }
 
-// Config returns the model's configuration (with the current sigma).
+// Config returns the model's configuration (with the current sigma, and
+// with Layers and Gauss resolved: 0 and nil read as 2 and Dense{}).
 func (m *Model) Config() Config { return m.cfg }
 
 // Params returns the parameters in the fixed order conv1.weight
-// conv1.mask conv1.bias conv2.weight conv2.mask conv2.bias cls.weight
+// conv1.mask conv1.bias, then the same for conv2 up to convL, cls.weight
 // cls.mask cls.bias apv (then the hard head's hard.conv1.weight
 // hard.conv1.bias hard.conv2.weight hard.conv2.bias), leaving out the
 // masks of a plain model and the APV of a model without kernel. The
@@ -222,11 +254,14 @@ func (m *Model) Forward(in Input, train bool, rng *rand.Rand) (*mat.Dense, error
 		return nil, errors.New("gnn: training forward with dropout needs a random stream")
 	}
 	m.ready = false
-	x := m.conv1.Forward(in.Prop, in.X, train)
-	x = m.drop1.Forward(m.relu1.Forward(x), train, rng)
-	x = m.conv2.Forward(in.Prop, Features{Dense: x}, train)
-	h := m.drop2.Forward(m.relu2.Forward(x), train, rng) // Eq. 1
-	m.h = h
+	x := in.X
+	var h *mat.Dense
+	for i := range m.layers {
+		l := &m.layers[i]
+		h = l.drop.Forward(l.relu.Forward(l.conv.Forward(in.Prop, x, train)), train, rng)
+		x = Features{Dense: h}
+	}
+	m.h = h // Eq. 1
 	var logits *mat.Dense
 	if m.hard != nil {
 		logits = m.hard.forward(h, train, rng)
@@ -258,10 +293,11 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 	} else {
 		dh = m.cls.Backward(dLogits, true)
 	}
-	dx := m.relu2.Backward(m.drop2.Backward(dh))
-	dx = m.conv2.Backward(dx, true)
-	dx = m.relu1.Backward(m.drop1.Backward(dx))
-	m.conv1.Backward(dx, false)
+	for i := len(m.layers) - 1; i >= 0; i-- {
+		l := &m.layers[i]
+		// The first layer's input is data: no gradient for it.
+		dh = l.conv.Backward(l.relu.Backward(l.drop.Backward(dh)), i > 0)
+	}
 }
 
 // Embeddings returns the node embeddings H (N x d, Eq. 1) of the last
@@ -277,18 +313,24 @@ func (m *Model) Scores() []float64 {
 	return m.scores
 }
 
-// EmbedPreReLU returns conv2's output before its ReLU, in evaluation mode
-// (no dropout, pruned masks), for FED-PUB's functional embedding of a
-// proxy graph. The result is a new matrix. It reuses the layers' buffers,
-// so run Forward again before the next Backward. It panics if the input
-// does not fit the model.
+// EmbedPreReLU returns the last GCN layer's output (convL's, N x d)
+// before its ReLU, in evaluation mode (no dropout, pruned masks), for
+// FED-PUB's functional embedding of a proxy graph. The result is a new
+// matrix. It reuses the layers' buffers, so run Forward again before the
+// next Backward. It panics if the input does not fit the model.
 func (m *Model) EmbedPreReLU(in Input) *mat.Dense {
 	if err := m.check(in); err != nil {
 		panic(err)
 	}
 	m.ready = false
-	x := m.conv1.Forward(in.Prop, in.X, false)
-	x = m.relu1.Forward(x)
-	x = m.conv2.Forward(in.Prop, Features{Dense: x}, false)
-	return mat.DenseCopyOf(x)
+	x := in.X
+	var out *mat.Dense
+	for i := range m.layers {
+		l := &m.layers[i]
+		out = l.conv.Forward(in.Prop, x, false)
+		if i < len(m.layers)-1 {
+			x = Features{Dense: l.relu.Forward(out)} // evaluation: no dropout
+		}
+	}
+	return mat.DenseCopyOf(out)
 }

@@ -208,8 +208,8 @@ func TestModelEvalPruning(t *testing.T) {
 		return mat.DenseCopyOf(l)
 	}
 	train := func() *mat.Dense {
-		m.drop1.P, m.drop2.P = 0, 0
-		defer func() { m.drop1.P, m.drop2.P = 0.5, 0.5 }()
+		m.layers[0].drop.P, m.layers[1].drop.P = 0, 0
+		defer func() { m.layers[0].drop.P, m.layers[1].drop.P = 0.5, 0.5 }()
 		l, err := m.Forward(cl.in, true, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)

@@ -6,11 +6,12 @@ package gnn
 // rounds calls it so that only the clients training at once hold
 // activations; the next Forward allocates them again.
 func (m *Model) Release() {
-	m.conv1.release()
-	m.conv2.release()
-	m.relu1, m.relu2 = ReLU{}, ReLU{}
-	m.drop1 = Dropout{P: m.drop1.P}
-	m.drop2 = Dropout{P: m.drop2.P}
+	for i := range m.layers {
+		l := &m.layers[i]
+		l.conv.release()
+		l.relu = ReLU{}
+		l.drop = Dropout{P: l.drop.P}
+	}
 	m.cls.release()
 	if m.head != nil {
 		m.head.release()
