@@ -107,7 +107,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	}
 	st, _ := NewStrategy(&cfg)
 	mcfg := gnn.Config{
-		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Classes: data.NumClasses,
+		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
 		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout,
 	}
 	st.Model(&mcfg)

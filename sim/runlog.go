@@ -93,6 +93,7 @@ type RunHeader struct {
 	Rounds    int        `json:"rounds"`
 	Epochs    int        `json:"epochs"`
 	Hidden    int        `json:"hidden"`
+	Layers    int        `json:"layers"`
 	LR        float64    `json:"lr"`
 	WD        float64    `json:"wd"`
 	Dropout   float64    `json:"dropout"`
@@ -120,7 +121,7 @@ type RunHeader struct {
 func (e *Engine) Header() RunHeader {
 	c := e.cfg
 	return RunHeader{
-		Type: "run", Algo: c.Algo, Rounds: c.Rounds, Epochs: c.Epochs, Hidden: c.Hidden,
+		Type: "run", Algo: c.Algo, Rounds: c.Rounds, Epochs: c.Epochs, Hidden: c.Hidden, Layers: c.layers(),
 		LR: c.LR, WD: c.WD, Dropout: c.Dropout, ClientDropout: e.faults.Dropout, Alpha: c.Alpha, Sigma: c.Sigma,
 		Score: c.Score.String(), Kernel: c.Kernel, Source: c.Source, APVMix: c.APVMix, Partners: c.Partners,
 		Seed: c.Seed, Workers: c.workers(),

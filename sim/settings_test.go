@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +95,49 @@ func TestFingerprint(t *testing.T) {
 		}
 		if d.Fingerprint() == DefaultConfig().Fingerprint() && len(AlgorithmSettings("fedaux")) > 0 && !slices.Contains([]string{"mu", "tau", "eps1", "eps2"}, key) {
 			t.Errorf("fingerprint ignores %s", key)
+		}
+	}
+}
+
+// TestEngineLayers runs every algorithm at depths 1 and 3: the model has
+// that many GCN layers, the run does not depend on the worker count, and
+// depth 2 is the default.
+func TestEngineLayers(t *testing.T) {
+	d := smallData(t, 3)
+	for _, algo := range Algorithms() {
+		var ref []RoundReport
+		for _, layers := range []int{1, 3, 0, 2} {
+			var runs [][]RoundReport
+			for _, workers := range []int{1, 3} {
+				c := smallConfig(algo)
+				c.Layers, c.Workers = layers, workers
+				e := runEngine(t, c, d)
+				runs = append(runs, stripTimes(e.Reports()))
+				want := layers
+				if want == 0 {
+					want = 2
+				}
+				if e.runners[0].(*Client).model.Config().Layers != want {
+					t.Errorf("%s layers %d: model has %d", algo, layers, e.runners[0].(*Client).model.Config().Layers)
+				}
+			}
+			if !reflect.DeepEqual(runs[0], runs[1]) {
+				t.Errorf("%s layers %d: the run depends on the worker count", algo, layers)
+			}
+			switch layers {
+			case 1:
+				ref = runs[0]
+			case 3:
+				if reflect.DeepEqual(ref, runs[0]) {
+					t.Errorf("%s: depth 1 and 3 give the same run", algo)
+				}
+			case 0:
+				ref = runs[0]
+			case 2:
+				if !reflect.DeepEqual(ref, runs[0]) {
+					t.Errorf("%s: layers 0 and 2 differ", algo)
+				}
+			}
 		}
 	}
 }
