@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -362,6 +363,9 @@ func (r *Runner) save(e *sim.Engine, c *Cell, sc *presets.Scenario, path string,
 	m := e.Meta()
 	m.App = app
 	e.SetMeta(m)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	return e.SaveCheckpoint(path)
 }
 

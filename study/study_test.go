@@ -196,7 +196,7 @@ func TestRunnerShardsResumeAndCheckpoints(t *testing.T) {
 	it := NewInterrupts()
 	stopAt := &stopper{it: it, cell: cs[1], round: 2}
 	r := &Runner{Store: s, Interrupts: it, Recorder: stopAt,
-		Checkpoint: func(c *Cell) string { return filepath.Join(dir, c.Key()+".ckpt") }}
+		Checkpoint: func(c *Cell) string { return filepath.Join(dir, "checkpoints", c.Key()+".ckpt") }}
 	_, err = r.Run(ctx, cs)
 	var ie *InterruptedError
 	if !errors.As(err, &ie) || ie.Round != 2 || ie.Cell != cs[1] || ie.Checkpoint == "" {
