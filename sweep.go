@@ -69,7 +69,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		ps = append(ps, p)
 	}
-	as := []string{f.algo}
+	base, err := f.apply(sim.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	as := []string{base.Algo}
 	if *algos != "" {
 		as = splitList(*algos)
 	}
@@ -82,7 +86,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		dir = filepath.Join("runs", "sweep-"+strings.Join(splitList(f.preset), "+"))
 	}
 	opts := sweep.Options{
-		Presets: ps, Env: f.env(), Knobs: knobs, Algos: as, Seeds: f.seeds, Seed: f.seed, Workers: f.workers,
+		Presets: ps, Env: f.env(), Knobs: knobs, Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,
 		Dropout: f.clientDropout, Out: dir, Shard: sh, Recorder: study.Progress(stderr, "sweep: "),
 		Base: func(c *sim.Config) error {
 			algo := c.Algo

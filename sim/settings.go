@@ -143,6 +143,33 @@ func onOff(b bool) string {
 	return "off"
 }
 
+// docs describe the settings, for flags and error messages.
+var docs = map[string]string{
+	"algo":     "algorithm: one of Algorithms",
+	"rounds":   "communication rounds",
+	"epochs":   "local epochs per round (one epoch = one full-batch Adam step)",
+	"hidden":   "hidden width d",
+	"layers":   "GCN layers L: 1, 2 or 3",
+	"lr":       "Adam learning rate",
+	"wd":       "weight decay (coupled L2)",
+	"dropout":  "the model's dropout probability, 0 <= p < 1",
+	"alpha":    "server temperature alpha (Eq. 4), >= 0",
+	"sigma":    "kernel bandwidth sigma (Eq. 5), > 0",
+	"score":    "APV score: cosine (reference code) or maxnorm (paper text)",
+	"kernel":   "kernel transform: auto, dense or fast",
+	"seed":     "random seed",
+	"sim":      "similarity source for FedAux's weights: apv, apv-delta, pc1, readout, functional",
+	"apv_mix":  "on: the server mixes the APV too (Eq. 6); off: each client keeps its own APV",
+	"partners": "auto alpha: target effective number of partners per client (exp of the weights' entropy); 0 for a fixed alpha",
+	"mu":       "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2",
+	"tau":      "fedpub: server temperature tau of exp(tau * cosine) (FED-PUB's Cora scripts: 3)",
+	"eps1":     "gcfl: a cluster splits when the norm of its mean update is below eps1 ...",
+	"eps2":     "gcfl: ... and its largest update norm above eps2",
+}
+
+// Describe returns a one-line description of a setting.
+func Describe(key string) string { return docs[key] }
+
 func lookup(key string) *setting {
 	for i := range settings {
 		if settings[i].key == key {
