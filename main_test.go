@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/study"
 )
 
 // needData skips (or, under CI, fails) when the real datasets are absent.
@@ -115,7 +116,7 @@ func TestRunErrorsNameTheFlag(t *testing.T) {
 
 func TestRunSBMReportsGroups(t *testing.T) {
 	out := runOK(t, "-preset", "sbm", "-rounds", "2", "-hidden", "16", "-json")
-	var s jsonSummary
+	var s study.SeedSummary
 	if err := json.Unmarshal(lastLine(out), &s); err != nil {
 		t.Fatal(err)
 	}

@@ -17,22 +17,6 @@ import (
 	"github.com/fedaux/fedaux/study"
 )
 
-// jsonSummary is the last stdout line of `fedaux run -json`.
-type jsonSummary struct {
-	Preset             string    `json:"preset"`
-	Algo               string    `json:"algo"`
-	Seeds              []uint64  `json:"seeds"`
-	TestAtBestVal      []float64 `json:"test_at_best_val"`
-	Mean               float64   `json:"mean"`
-	Std                float64   `json:"std"`
-	BestRound          []int     `json:"best_round"`
-	Seconds            []float64 `json:"seconds"`
-	MedianRoundSeconds []float64 `json:"median_round_seconds"`
-	// Groups holds, per seed, how well the last round's matrices separate
-	// the true client groups (synthetic presets only).
-	Groups [][]study.GroupScore `json:"groups,omitempty"`
-}
-
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags("run", "", stderr)
 	if err := f.fs.Parse(args); err != nil {
@@ -106,19 +90,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return runError(err, sr)
 	}
-	out := jsonSummary{Preset: p.Name, Algo: cfg.Algo}
-	for _, rec := range recs {
-		out.Seeds = append(out.Seeds, rec.Seed)
-		out.TestAtBestVal = append(out.TestAtBestVal, rec.TestAtBestVal)
-		out.BestRound = append(out.BestRound, rec.BestRound)
-		out.Seconds = append(out.Seconds, rec.Seconds)
-		out.MedianRoundSeconds = append(out.MedianRoundSeconds, rec.MedianRoundSeconds)
-		var g []study.GroupScore
-		if study.Extra(rec, &g) == nil && g != nil {
-			out.Groups = append(out.Groups, g)
-		}
-	}
-	out.Mean, out.Std = study.MeanStd(out.TestAtBestVal)
+	out := sr.Summarize(recs)
 	fmt.Fprintf(stdout, "%s %s: %.2f ± %.2f over %d seed(s)\n", p.Name, cfg.Algo, out.Mean, out.Std, sr.Seeds)
 	if f.asJSON {
 		b, err := json.Marshal(out)
@@ -213,7 +185,7 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 // computed must agree with the checkpoint; -workers, -log, -data,
 // -checkpoint, -checkpoint-every and the output flags may change.
 func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error) {
-	sr, ck, ckEnv, err := study.ResumeSeedRun(f.resume)
+	sr, ckEnv, err := study.ResumeSeedRun(f.resume)
 	if err != nil {
 		return nil, env, fmt.Errorf("-resume: %w", err)
 	}
@@ -256,7 +228,6 @@ func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error)
 	if set["checkpoint-every"] {
 		sr.Every = f.ckEvery
 	}
-	_ = ck
 	return sr, env, nil
 }
 

@@ -89,21 +89,20 @@ func (s *SeedRun) Run(ctx context.Context, r *Runner) ([]*Record, error) {
 }
 
 // ResumeSeedRun reads a checkpoint written by a SeedRun and returns the
-// run it continues, with the checkpoint (whose Config holds the seed in
-// flight's settings) and the data directory it read.
-func ResumeSeedRun(path string) (*SeedRun, *sim.Checkpoint, presets.Env, error) {
+// run it continues and the data directory it read.
+func ResumeSeedRun(path string) (*SeedRun, presets.Env, error) {
 	ck, err := sim.LoadCheckpoint(path)
 	if err != nil {
-		return nil, nil, presets.Env{}, err
+		return nil, presets.Env{}, err
 	}
 	var st checkpointState
 	var prog seedRunState
 	if err := json.Unmarshal(ck.Meta.App, &st); err != nil || json.Unmarshal(st.Study, &prog) != nil || prog.Seeds < 1 {
-		return nil, nil, presets.Env{}, fmt.Errorf("%s was not written by 'fedaux run'", path)
+		return nil, presets.Env{}, fmt.Errorf("%s was not written by 'fedaux run'", path)
 	}
 	p, err := presets.Get(st.Scenario)
 	if err != nil {
-		return nil, nil, presets.Env{}, fmt.Errorf("%s: %w", path, err)
+		return nil, presets.Env{}, fmt.Errorf("%s: %w", path, err)
 	}
 	cfg := ck.Config
 	cfg.Seed = prog.BaseSeed
@@ -111,5 +110,39 @@ func ResumeSeedRun(path string) (*SeedRun, *sim.Checkpoint, presets.Env, error) 
 		Cell:  Cell{Scenario: p, Partition: st.Partition, Config: cfg, Dropout: prog.Dropout, Labels: st.Labels},
 		Seeds: prog.Seeds, Checkpoint: path, Every: prog.Every, LogPath: prog.Log, done: prog.Done,
 	}
-	return s, ck, presets.Env{DataDir: st.DataDir, Partition: st.Partition}, nil
+	return s, presets.Env{DataDir: st.DataDir, Partition: st.Partition}, nil
+}
+
+// SeedSummary sums up a SeedRun's records (the -json line of fedaux run).
+type SeedSummary struct {
+	Preset             string    `json:"preset"`
+	Algo               string    `json:"algo"`
+	Seeds              []uint64  `json:"seeds"`
+	TestAtBestVal      []float64 `json:"test_at_best_val"`
+	Mean               float64   `json:"mean"`
+	Std                float64   `json:"std"`
+	BestRound          []int     `json:"best_round"`
+	Seconds            []float64 `json:"seconds"`
+	MedianRoundSeconds []float64 `json:"median_round_seconds"`
+	// Groups holds, per seed, how well the last round's matrices separate
+	// the true client groups (the records' Extra; synthetic presets only).
+	Groups [][]GroupScore `json:"groups,omitempty"`
+}
+
+// Summarize sums up the records of the run's seeds.
+func (s *SeedRun) Summarize(recs []*Record) SeedSummary {
+	out := SeedSummary{Preset: s.Cell.Scenario.Name, Algo: s.Cell.Config.Algo}
+	for _, rec := range recs {
+		out.Seeds = append(out.Seeds, rec.Seed)
+		out.TestAtBestVal = append(out.TestAtBestVal, rec.TestAtBestVal)
+		out.BestRound = append(out.BestRound, rec.BestRound)
+		out.Seconds = append(out.Seconds, rec.Seconds)
+		out.MedianRoundSeconds = append(out.MedianRoundSeconds, rec.MedianRoundSeconds)
+		var g []GroupScore
+		if Extra(rec, &g) == nil && g != nil {
+			out.Groups = append(out.Groups, g)
+		}
+	}
+	out.Mean, out.Std = MeanStd(out.TestAtBestVal)
+	return out
 }
