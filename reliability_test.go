@@ -400,7 +400,7 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"-preset", "sbm", "-checkpoint", "/nonexistent/dir/c.ckpt"}, "-checkpoint: /nonexistent/dir: no such directory"},
 		{[]string{"-preset", "sbm", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-preset", "sbm", "-rounds", "0"}, "-rounds"},
-		{[]string{"-preset", "sbm", "-algo", "fedsgd"}, "-algo: fedsgd, want one of fedaux"},
+		{[]string{"-preset", "sbm", "-algo", "fedsgd"}, `invalid value "fedsgd" for flag -algo: want one of fedaux`},
 		{[]string{"-preset", "nope"}, "-preset: unknown preset"},
 		{[]string{"-resume", filepath.Join(dir, "none.ckpt")}, "none.ckpt: no such file"},
 		{[]string{"-resume", notCk}, notCk + ": not a fedaux checkpoint"},

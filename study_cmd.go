@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
 
@@ -43,4 +44,21 @@ func shardNote(s study.Shard) string {
 		return ""
 	}
 	return " in shard " + s.String()
+}
+
+// parseAlgos reads -algos, a comma-separated list of algorithms.
+func parseAlgos(s string) ([]sim.Algorithm, error) {
+	var out []sim.Algorithm
+	for _, name := range splitList(s) {
+		a, err := sim.ParseAlgorithm(name)
+		if err != nil {
+			var se *sim.SettingError
+			if errors.As(err, &se) {
+				return nil, fmt.Errorf("-algos: %s, want %s", se.Value, se.Want)
+			}
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }

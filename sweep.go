@@ -73,9 +73,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	as := []string{base.Algo}
+	as := []sim.Algorithm{base.Algo}
 	if *algos != "" {
-		as = splitList(*algos)
+		if as, err = parseAlgos(*algos); err != nil {
+			return err
+		}
 	}
 	sh, err := study.ParseShard(*shard, *shardCount, os.Getenv)
 	if err != nil {

@@ -72,7 +72,9 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *algos != "" {
-		opts.Algos = splitList(*algos)
+		if opts.Algos, err = parseAlgos(*algos); err != nil {
+			return err
+		}
 	}
 	switch {
 	case *rounds < 0:

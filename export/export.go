@@ -1,15 +1,10 @@
 package export
 
 import (
-	"cmp"
 	"fmt"
 	"io"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/fedaux/fedaux/internal/atomicfile"
@@ -34,10 +29,10 @@ const (
 // Control is a knob change made during a run: from round Round on, the
 // knob Name is To instead of From. It is the run log's control line.
 type Control struct {
-	Round int     `json:"round"`
-	Name  string  `json:"name"`
-	From  float64 `json:"from"`
-	To    float64 `json:"to"`
+	Round int      `json:"round"`
+	Name  sim.Knob `json:"name"`
+	From  float64  `json:"from"`
+	To    float64  `json:"to"`
 }
 
 // Run is what Write exports: the run line, the rounds run so far, the knob
@@ -98,26 +93,32 @@ func Write(dir string, r *Run) ([]string, error) {
 		return written, nil
 	}
 	last := r.Reports[len(r.Reports)-1]
-	source := SimilaritySource(last, r.Header.Source)
-	simTitle := source + " similarity"
-	if source == "apv" {
-		simTitle += " (Eq. 3)"
-	}
 	type heatMap struct {
 		file, stretched, title string
 		m                      [][]float64
 		kind                   Kind
 	}
-	heatMaps := []heatMap{
-		{SimilarityFile, SimilarityStretchedFile, simTitle, last.Similarity, SourceKind(source)},
-		{WeightsFile, WeightsStretchedFile, "mixing weights (Eq. 4)", last.Weights, Weights},
-		{GroundTruthFile, GroundTruthStretchedFile, "embedding similarity (ground truth)", last.GroundTruth, Cosine},
-	}
-	for _, name := range sim.Sources() {
-		if m, ok := last.Views[name]; ok {
-			heatMaps = append(heatMaps, heatMap{ViewFile(name, false), ViewFile(name, true), name + " similarity view", m, SourceKind(name)})
+	var heatMaps, views []heatMap
+	for _, m := range last.Matrices() {
+		switch {
+		case m.Name == sim.MatrixWeights:
+			heatMaps = append(heatMaps, heatMap{WeightsFile, WeightsStretchedFile, "mixing weights (Eq. 4)", m.M, m.Kind})
+		case m.Name == sim.MatrixGroundTruth:
+			heatMaps = append(heatMaps, heatMap{GroundTruthFile, GroundTruthStretchedFile, "embedding similarity (ground truth)", m.M, m.Kind})
+		default:
+			if m.SetWeights {
+				title := m.Name + " similarity"
+				if m.Name == string(sim.SourceAPV) {
+					title += " (Eq. 3)"
+				}
+				heatMaps = append([]heatMap{{SimilarityFile, SimilarityStretchedFile, title, m.M, m.Kind}}, heatMaps...)
+			}
+			if m.Name != sim.MatrixSimilarity {
+				views = append(views, heatMap{ViewFile(m.Name, false), ViewFile(m.Name, true), m.Name + " similarity view", m.M, m.Kind})
+			}
 		}
 	}
+	heatMaps = append(heatMaps, views...)
 	for _, h := range heatMaps {
 		if len(h.m) == 0 {
 			continue
@@ -152,72 +153,4 @@ func ViewFile(source string, stretched bool) string {
 // atomicfile.Write).
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, write)
-}
-
-// ViewNames returns the names of views in a fixed order: sim.Sources()
-// order, then any other name sorted.
-func ViewNames(views map[string][][]float64) []string {
-	known := sim.Sources()
-	rank := func(name string) int {
-		if i := slices.Index(known, name); i >= 0 {
-			return i
-		}
-		return len(known)
-	}
-	names := slices.Collect(maps.Keys(views))
-	slices.SortFunc(names, func(a, b string) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
-	})
-	return names
-}
-
-// SimilarityView names the view whose matrix is rep's Similarity, the one
-// the mixing weights were derived from: the first in ViewNames order with
-// the same entries. ok is false when rep has no Similarity or no view
-// matches it.
-func SimilarityView(rep *sim.RoundReport) (name string, ok bool) {
-	if len(rep.Similarity) == 0 {
-		return "", false
-	}
-	for _, name := range ViewNames(rep.Views) {
-		if SameMatrix(rep.Views[name], rep.Similarity) {
-			return name, true
-		}
-	}
-	return "", false
-}
-
-// SimilaritySource names the signature whose similarity matrix is rep's
-// Similarity: its SimilarityView, else configured (the run's -sim), else
-// "client".
-func SimilaritySource(rep *sim.RoundReport, configured string) string {
-	if name, ok := SimilarityView(rep); ok {
-		return name
-	}
-	if configured != "" {
-		return configured
-	}
-	return "client"
-}
-
-// SameMatrix reports whether a and b have the same shape and entries
-// (NaN equal to NaN).
-func SameMatrix(a, b [][]float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		if len(a[i]) > 0 && &a[i][0] == &b[i][0] {
-			continue
-		}
-		for j, x := range a[i] {
-			if y := b[i][j]; x != y && !(math.IsNaN(x) && math.IsNaN(y)) {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -39,7 +39,8 @@ func fakeRun(k, rounds int) *Run {
 			rep.Clients = append(rep.Clients, sim.ClientMetrics{ID: i, Nodes: 100 + i, TrainLoss: 1, ValAcc: 50, TestAcc: 49})
 		}
 		rep.Similarity, rep.Weights, rep.GroundTruth = m, m, m
-		rep.Views = map[string][][]float64{"apv": m, "functional": m}
+		rep.Views = map[sim.Source][][]float64{"apv": m, "functional": m}
+		rep.WeightsFrom = sim.SourceAPV
 		r.Reports = append(r.Reports, rep)
 	}
 	r.Controls = []Control{{Round: 2, Name: "alpha", From: 10, To: 12}, {Round: rounds + 1, Name: "sigma", From: 1, To: 2}}
@@ -223,7 +224,7 @@ func TestScales(t *testing.T) {
 	if sc := RawScale(Weights); sc != (Scale{Lo: 0, Hi: 1}) {
 		t.Errorf("raw weights scale %+v", sc)
 	}
-	if SourceKind("pc1") != AbsCosine || SourceKind("apv") != Cosine {
+	if sim.SourceKind("pc1") != AbsCosine || sim.SourceKind("apv") != Cosine {
 		t.Error("SourceKind")
 	}
 	sc := StretchedScale(m)
@@ -256,19 +257,6 @@ func TestScales(t *testing.T) {
 	}
 	if s := scaleCaption(m, sc); !strings.HasPrefix(s, "stretched over the off-diagonal range [0.99991, 0.99997]\n") {
 		t.Errorf("stretched caption %q", s)
-	}
-}
-
-// TestSimilaritySource names the view the similarity came from.
-func TestSimilaritySource(t *testing.T) {
-	rep := &sim.RoundReport{Views: map[string][][]float64{"apv": nearlyUniform(), "pc1": {{1, 0.5}, {0.5, 1}}}}
-	rep.Similarity = rep.Views["pc1"]
-	if got := SimilaritySource(rep, "apv"); got != "pc1" {
-		t.Errorf("SimilaritySource = %s, want pc1", got)
-	}
-	rep.Similarity = [][]float64{{1, 0.2}, {0.2, 1}}
-	if got := SimilaritySource(rep, "apv"); got != "apv" {
-		t.Errorf("SimilaritySource of an unknown matrix = %s, want the configured apv", got)
 	}
 }
 

@@ -3,27 +3,20 @@ package export
 import (
 	"math"
 	"strconv"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // Kind says what the entries of a client matrix are, which fixes the
 // matrix's raw colour scale.
-type Kind int
+type Kind = sim.MatrixKind
 
+// The kinds, as sim names them.
 const (
-	Cosine    Kind = iota // cosine similarities, in [-1, 1]
-	AbsCosine             // absolute cosines (the pc1 signature), in [0, 1]
-	Weights               // mixing weights, in [0, 1]
+	Cosine    = sim.KindCosine    // cosine similarities, in [-1, 1]
+	AbsCosine = sim.KindAbsCosine // absolute cosines (the pc1 signature), in [0, 1]
+	Weights   = sim.KindWeights   // mixing weights, in [0, 1]
 )
-
-// SourceKind returns the kind of the similarity matrix of signature name
-// (see sim.Sources): pc1 is compared by absolute cosine, every other one
-// by cosine.
-func SourceKind(name string) Kind {
-	if name == "pc1" {
-		return AbsCosine
-	}
-	return Cosine
-}
 
 // Scale is the range of values that a heat map's colours span; values
 // outside it take the colour of the nearer end.

@@ -39,7 +39,7 @@ type Meta struct {
 // KnobChange is one change of a live knob, effective from Round on.
 type KnobChange struct {
 	Round    int
-	Name     string
+	Name     Knob
 	From, To float64
 }
 
@@ -346,6 +346,9 @@ func (e *Engine) restore(ck *Checkpoint) error {
 		}
 	}
 	e.knobs, e.controls, e.reports, e.meta = ck.Knobs, ck.Controls, ck.Reports, ck.Meta
+	for _, r := range e.reports {
+		r.buildMatrices()
+	}
 	e.dataSum = ck.DataSHA256
 	return nil
 }

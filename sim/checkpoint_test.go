@@ -100,10 +100,10 @@ func openLog(t *testing.T, path string) *RunLog {
 
 func scenarios() []scenario {
 	var out []scenario
-	for _, algo := range []string{"fedaux", "fedavg", "local"} {
+	for _, algo := range []Algorithm{"fedaux", "fedavg", "local"} {
 		c := smallConfig(algo)
 		c.Rounds = 6
-		out = append(out, scenario{name: algo, cfg: c, knobs: map[int]float64{3: 4}})
+		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})
 	}
 	c := smallConfig("fedaux")
 	c.Rounds = 6

@@ -26,7 +26,7 @@ type Message struct {
 type Update struct {
 	ID         int
 	Shared     []float64
-	Signatures map[string][]float64
+	Signatures map[Source][]float64
 	Embedding  []float64 // mean-pooled eval embedding; for display only, never used by a strategy
 	Nodes      int
 	TrainLoss  float64

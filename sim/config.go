@@ -4,19 +4,17 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/fedaux/fedaux/gnn"
 )
 
 // Config holds every setting of a run. A preset fills it; flags override it.
 type Config struct {
-	Algo   string // strategy name, see Algorithms
-	Rounds int    // communication rounds R
-	Epochs int    // local epochs Q per round (one epoch = one full-batch step)
-	Hidden int    // hidden and embedding width d
+	Algo   Algorithm // see Algorithms
+	Rounds int       // communication rounds R
+	Epochs int       // local epochs Q per round (one epoch = one full-batch step)
+	Hidden int       // hidden and embedding width d
 	// Layers is the number of GCN layers L (1 to MaxLayers); 0 means 2,
 	// the paper's.
 	Layers  int
@@ -26,13 +24,13 @@ type Config struct {
 	Alpha   float64 // server temperature of Eq. 4
 	Sigma   float64 // kernel bandwidth of Eq. 5
 	Score   gnn.ScoreKind
-	Kernel  string // "auto", "dense" or "fast"
+	Kernel  Kernel
 	Seed    uint64
 	Workers int // clients trained at once; 0 means GOMAXPROCS
 
 	// Source is the signature whose similarity sets FedAux's weights
 	// (see Sources); the paper's is "apv".
-	Source string
+	Source Source
 	// APVMix mixes the APV like every other parameter (Eq. 6). When false
 	// each client keeps its own APV; the server still compares them.
 	APVMix bool
@@ -58,9 +56,9 @@ type Config struct {
 // DefaultConfig returns the reference hyperparameters of spec section 6.
 func DefaultConfig() Config {
 	return Config{
-		Algo: "fedaux", Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
+		Algo: FedAux, Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
 		LR: 0.01, WD: 1e-6, Dropout: 0.5, Alpha: 10, Sigma: 1,
-		Score: gnn.Cosine, Kernel: "auto", Seed: 42,
+		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,
 		Mu: DefaultMu, Tau: DefaultTau, GCFLEps1: DefaultGCFLEps1, GCFLEps2: DefaultGCFLEps2,
 	}
@@ -69,8 +67,8 @@ func DefaultConfig() Config {
 // Validate reports the first setting that is out of range, as a
 // *SettingError naming it as Settings does.
 func (c *Config) Validate() error {
-	if _, ok := algorithms[c.Algo]; !ok {
-		return &SettingError{"algo", c.Algo, "one of " + strings.Join(Algorithms(), ", ")}
+	if _, err := ParseAlgorithm(string(c.Algo)); err != nil {
+		return err
 	}
 	for _, v := range []struct {
 		key string
@@ -96,9 +94,9 @@ func (c *Config) Validate() error {
 		return &SettingError{"workers", strconv.Itoa(c.Workers), ">= 0"}
 	}
 	for _, k := range []struct {
-		name string
+		name Knob
 		v    float64
-	}{{"alpha", c.Alpha}, {"sigma", c.Sigma}, {"partners", c.Partners}} {
+	}{{KnobAlpha, c.Alpha}, {KnobSigma, c.Sigma}, {KnobPartners, c.Partners}} {
 		if err := ValidateKnob(k.name, k.v, 0); err != nil {
 			return err
 		}
@@ -111,15 +109,11 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	if !slices.Contains(Sources(), c.Source) {
-		return &SettingError{"sim", c.Source, "one of " + strings.Join(Sources(), ", ")}
+	if _, err := ParseSource(string(c.Source)); err != nil {
+		return err
 	}
-	switch c.Kernel {
-	case "auto", "dense", "fast":
-	default:
-		return &SettingError{"kernel", c.Kernel, "auto, dense or fast"}
-	}
-	return nil
+	_, err := ParseKernel(string(c.Kernel))
+	return err
 }
 
 // MaxLayers is the deepest GCN a Config may ask for.
@@ -143,21 +137,21 @@ func (c *Config) workers() int {
 // ValidateKnob checks a value of a live knob ("alpha", "sigma" or
 // "partners") for a federation of clients clients (0: any number); the
 // error is a *SettingError.
-func ValidateKnob(name string, v float64, clients int) error {
-	bad := func(want string) error { return &SettingError{name, fmtFloat(v), want} }
+func ValidateKnob(name Knob, v float64, clients int) error {
+	bad := func(want string) error { return &SettingError{string(name), fmtFloat(v), want} }
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return bad("a finite number")
 	}
 	switch name {
-	case "alpha":
+	case KnobAlpha:
 		if v < 0 {
 			return bad(">= 0")
 		}
-	case "sigma":
+	case KnobSigma:
 		if v <= 0 {
 			return bad("> 0")
 		}
-	case "partners":
+	case KnobPartners:
 		if v != 0 && v < 1 {
 			return bad(">= 1 (or 0 for a fixed alpha)")
 		}
@@ -165,7 +159,7 @@ func ValidateKnob(name string, v float64, clients int) error {
 			return bad(fmt.Sprintf("<= %d, the number of clients", clients))
 		}
 	default:
-		return &SettingError{name, fmtFloat(v), "a knob: alpha, sigma or partners"}
+		return &SettingError{string(name), fmtFloat(v), "a knob: " + joinOr(KnobNames())}
 	}
 	return nil
 }

@@ -60,10 +60,16 @@ type RoundReport struct {
 	ClusterNorms []ClusterNorm `json:"cluster_norms,omitempty"`
 	// GroundTruth is the cosine of clients' mean-pooled embeddings (display only).
 	GroundTruth [][]float64 `json:"ground_truth"`
+	// WeightsFrom names the view the weights were derived from ("" when
+	// none did).
+	WeightsFrom Source `json:"weights_from,omitempty"`
 	// Views holds the similarity matrix of every signature (see Sources),
-	// whichever set the weights; kept in memory, not logged.
-	Views   map[string][][]float64 `json:"-"`
+	// whichever set the weights; kept in memory, not logged. Matrices
+	// lists them with the report's other matrices.
+	Views   map[Source][][]float64 `json:"-"`
 	Seconds float64                `json:"seconds"`
+
+	matrices []Matrix // built once (Matrices); not saved in checkpoints
 }
 
 // Engine runs a federation round by round.
@@ -153,8 +159,8 @@ const DenseCrossover = 128
 
 // chooseGauss picks the kernel transform for a client of n nodes; inner
 // is the number of goroutines the fast transform may use inside one client.
-func chooseGauss(kernel string, n, inner int) gnn.Gauss {
-	if kernel == "dense" || (kernel == "auto" && n < DenseCrossover) {
+func chooseGauss(kernel Kernel, n, inner int) gnn.Gauss {
+	if kernel == KernelDense || (kernel == KernelAuto && n < DenseCrossover) {
 		return gnn.Dense{}
 	}
 	return gnn.Fast{Workers: inner}
@@ -186,17 +192,17 @@ func (e *Engine) Summary() Summary { return Summarize(e.reports) }
 
 // SetKnob validates a knob value ("alpha", "sigma" or "partners"),
 // applies it from the next round on and logs the change as a control line.
-func (e *Engine) SetKnob(name string, v float64) error {
+func (e *Engine) SetKnob(name Knob, v float64) error {
 	if err := ValidateKnob(name, v, len(e.runners)); err != nil {
 		return err
 	}
 	var from float64
 	switch name {
-	case "alpha":
+	case KnobAlpha:
 		from, e.knobs.Alpha = e.knobs.Alpha, v
-	case "sigma":
+	case KnobSigma:
 		from, e.knobs.Sigma = e.knobs.Sigma, v
-	case "partners":
+	case KnobPartners:
 		from, e.knobs.Partners = e.knobs.Partners, v
 	}
 	if from == v {
@@ -210,7 +216,7 @@ func (e *Engine) SetKnob(name string, v float64) error {
 type controlLine struct {
 	Type  string  `json:"type"`
 	Round int     `json:"round"`
-	Name  string  `json:"name"`
+	Name  Knob    `json:"name"`
 	From  float64 `json:"from"`
 	To    float64 `json:"to"`
 }
@@ -233,7 +239,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	// Absent clients are left out: the strategy mixes the others only.
 	ups, missing := e.present(all)
-	var vs map[string][][]float64
+	var vs map[Source][][]float64
 	var m Mixing
 	if len(ups) > 0 {
 		vs = views(ups)
@@ -242,7 +248,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	e.pending = spread(mix(ups, m.W, e.cfg.workers(), reusable(e.pending, len(ups))), all)
 	rep := &RoundReport{
 		Round: round, Alpha: e.knobs.Alpha, Sigma: e.knobs.Sigma, Missing: missing,
-		Similarity: m.Similarity, Weights: m.W, Alphas: m.Alphas, Views: vs,
+		Similarity: m.Similarity, Weights: m.W, Alphas: m.Alphas, Views: vs, WeightsFrom: m.Source,
 		ClusterNorms: m.ClusterNorms,
 	}
 	for _, c := range m.Clusters {
@@ -263,6 +269,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	if missing != nil {
 		e.fillAbsent(rep, all)
 	}
+	rep.buildMatrices()
 	rep.Seconds = time.Since(start).Seconds()
 	e.reports = append(e.reports, rep)
 	if err := e.log.Write(roundLine{Type: "round", RoundReport: rep}); err != nil {

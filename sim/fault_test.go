@@ -72,8 +72,8 @@ func TestNonFiniteStopsRun(t *testing.T) {
 // round 3: each is left out of its round, keeps its parameters, gets no
 // message, and the report and log say who was missing.
 func TestAbsentClient(t *testing.T) {
-	for _, algo := range []string{"fedaux", "fedavg"} {
-		t.Run(algo, func(t *testing.T) {
+	for _, algo := range []Algorithm{"fedaux", "fedavg"} {
+		t.Run(string(algo), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "run.jsonl")
 			s := scenario{cfg: smallConfig(algo)}
 			e := s.engine(t, 3, openLog(t, path))

@@ -10,7 +10,7 @@ import (
 
 func TestChooseGauss(t *testing.T) {
 	tests := []struct {
-		kernel string
+		kernel Kernel
 		n      int
 		want   string
 	}{

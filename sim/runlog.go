@@ -89,7 +89,7 @@ type RunHeader struct {
 	Type      string     `json:"type"` // "run"
 	Version   string     `json:"version"`
 	Preset    string     `json:"preset"`
-	Algo      string     `json:"algo"`
+	Algo      Algorithm  `json:"algo"`
 	Rounds    int        `json:"rounds"`
 	Epochs    int        `json:"epochs"`
 	Hidden    int        `json:"hidden"`
@@ -100,8 +100,8 @@ type RunHeader struct {
 	Alpha     float64    `json:"alpha"`
 	Sigma     float64    `json:"sigma"`
 	Score     string     `json:"score"`
-	Kernel    string     `json:"kernel"`
-	Source    string     `json:"sim"`
+	Kernel    Kernel     `json:"kernel"`
+	Source    Source     `json:"sim"`
 	APVMix    bool       `json:"apv_mix"`
 	Partners  float64    `json:"partners,omitempty"`
 	Seed      uint64     `json:"seed"`

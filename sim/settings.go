@@ -38,7 +38,7 @@ type setting struct {
 	set     func(*Config, string) error
 	// algos, when not nil, lists the only algorithms that read the
 	// setting; Fingerprint leaves it out for the others.
-	algos []string
+	algos []Algorithm
 	// def, when not "", is a value that Fingerprint leaves out: a setting
 	// added after results were stored, at the value runs had before it.
 	def string
@@ -74,8 +74,8 @@ func floatSetting(key string, p func(*Config) *float64) setting {
 
 // settings lists Config's fields by name, in the order Settings returns.
 var settings = []setting{
-	{key: "algo", get: func(c *Config) string { return c.Algo },
-		set: func(c *Config, s string) error { c.Algo = s; return nil }},
+	{key: "algo", get: func(c *Config) string { return string(c.Algo) },
+		set: func(c *Config, s string) (err error) { c.Algo, err = ParseAlgorithm(s); return err }},
 	intSetting("rounds", func(c *Config) *int { return &c.Rounds }),
 	intSetting("epochs", func(c *Config) *int { return &c.Epochs }),
 	intSetting("hidden", func(c *Config) *int { return &c.Hidden }),
@@ -88,7 +88,7 @@ var settings = []setting{
 	floatSetting("lr", func(c *Config) *float64 { return &c.LR }),
 	floatSetting("wd", func(c *Config) *float64 { return &c.WD }),
 	floatSetting("dropout", func(c *Config) *float64 { return &c.Dropout }),
-	withAlgos(floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), "fedaux", "fedaux_hard"),
+	withAlgos(floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), FedAux, FedAuxHard),
 	floatSetting("sigma", func(c *Config) *float64 { return &c.Sigma }),
 	{key: "score", get: func(c *Config) string { return c.Score.String() },
 		set: func(c *Config, s string) error {
@@ -99,8 +99,8 @@ var settings = []setting{
 			c.Score = k
 			return nil
 		}},
-	{key: "kernel", get: func(c *Config) string { return c.Kernel },
-		set: func(c *Config, s string) error { c.Kernel = s; return nil }},
+	{key: "kernel", get: func(c *Config) string { return string(c.Kernel) },
+		set: func(c *Config, s string) (err error) { c.Kernel, err = ParseKernel(s); return err }},
 	{key: "seed", numeric: false, get: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) },
 		set: func(c *Config, s string) error {
 			v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
@@ -110,8 +110,8 @@ var settings = []setting{
 			c.Seed = v
 			return nil
 		}},
-	{key: "sim", get: func(c *Config) string { return c.Source },
-		set: func(c *Config, s string) error { c.Source = s; return nil }},
+	{key: "sim", get: func(c *Config) string { return string(c.Source) },
+		set: func(c *Config, s string) (err error) { c.Source, err = ParseSource(s); return err }},
 	{key: "apv_mix", get: func(c *Config) string { return onOff(c.APVMix) },
 		set: func(c *Config, s string) error {
 			switch s {
@@ -124,14 +124,14 @@ var settings = []setting{
 			}
 			return nil
 		}},
-	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), "fedaux", "fedaux_hard"),
-	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), "fedprox"),
-	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), "fedpub"),
-	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), "gcfl"),
-	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), "gcfl"),
+	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), FedAux, FedAuxHard),
+	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), FedProx),
+	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
+	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), GCFL),
+	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), GCFL),
 }
 
-func withAlgos(s setting, algos ...string) setting {
+func withAlgos(s setting, algos ...Algorithm) setting {
 	s.algos = algos
 	return s
 }
@@ -205,7 +205,7 @@ func NumericSettings() []string {
 // AlgorithmSettings lists the settings that only algo and a few others
 // read (fedaux: alpha and partners; fedprox: mu; fedpub: tau; gcfl:
 // eps1 and eps2).
-func AlgorithmSettings(algo string) []string {
+func AlgorithmSettings(algo Algorithm) []string {
 	var out []string
 	for _, s := range settings {
 		if slices.Contains(s.algos, algo) {

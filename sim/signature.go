@@ -4,32 +4,18 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/fedaux/fedaux/gnn"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Similarity sources: the per-client vectors the server may compare to
-// derive mixing weights. Each is one vector per client per round.
-const (
-	SourceAPV        = "apv"        // the APV a_k (Eq. 3)
-	SourceAPVDelta   = "apv-delta"  // this round's change of the APV
-	SourcePC1        = "pc1"        // leading eigenvector of the embedding covariance (absolute cosine)
-	SourceReadout    = "readout"    // flattened classifier weights
-	SourceFunctional = "functional" // FED-PUB: mean embedding of a shared random proxy graph
-)
-
-// Sources lists the similarity sources.
-func Sources() []string {
-	return []string{SourceAPV, SourceAPVDelta, SourcePC1, SourceReadout, SourceFunctional}
-}
-
 // signatures computes the client's signature vectors after training.
 // apvStart is the APV the client started the round with; proxy, when not
 // nil, is the shared proxy graph for the functional signature.
-func (c *Client) signatures(apvStart []float64, proxy *gnn.Input) map[string][]float64 {
-	sig := map[string][]float64{}
+func (c *Client) signatures(apvStart []float64, proxy *gnn.Input) map[Source][]float64 {
+	sig := map[Source][]float64{}
 	if apv := c.model.Param("apv"); apv != nil {
 		sig[SourceAPV] = append([]float64(nil), apv.Value...)
 		sig[SourceAPVDelta] = difference(apv.Value, apvStart)
@@ -107,13 +93,13 @@ func normalize(v []float64) float64 {
 // views returns the client similarity matrix of every signature the
 // updates carry: cosine, or absolute cosine for pc1 (an eigenvector's sign
 // is arbitrary).
-func views(ups []*Update) map[string][][]float64 {
-	out := map[string][][]float64{}
-	var names []string
+func views(ups []*Update) map[Source][][]float64 {
+	out := map[Source][][]float64{}
+	var names []Source
 	for name := range ups[0].Signatures {
 		names = append(names, name)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, name := range names {
 		vs := make([][]float64, len(ups))
 		for i, u := range ups {

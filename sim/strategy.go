@@ -2,7 +2,7 @@ package sim
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/fedaux/fedaux/gnn"
 )
@@ -21,7 +21,7 @@ type Knobs struct {
 // the similarity matrix of each signature they carry, and the knobs.
 type RoundInput struct {
 	Updates []*Update
-	Views   map[string][][]float64
+	Views   map[Source][][]float64
 	Knobs   Knobs
 }
 
@@ -30,8 +30,10 @@ type Mixing struct {
 	// W is the K x K row-stochastic mixing matrix (Eq. 6: theta_k =
 	// sum_l W_kl theta_l); nil means no communication.
 	W [][]float64
-	// Similarity is the matrix W was derived from (nil when none).
+	// Similarity is the matrix W was derived from (nil when none), and
+	// Source the view of RoundInput.Views it is ("" when none).
 	Similarity [][]float64
+	Source     Source
 	// Alphas holds the per-client alpha chosen by auto alpha (nil otherwise).
 	Alphas []float64
 	// Clusters, for clustered strategies (GCFL), lists the clusters after
@@ -56,7 +58,7 @@ type ClusterNorm struct {
 // itself, evaluation) is shared by all strategies.
 type Strategy interface {
 	// Name is the algorithm's name as given to -algo.
-	Name() string
+	Name() Algorithm
 	// Model sets the client model's architecture flags in cfg.
 	Model(cfg *gnn.Config)
 	// Shares reports whether parameter p is sent to the server and mixed.
@@ -70,35 +72,35 @@ type algorithm struct {
 	make     func(c *Config) Strategy
 }
 
-var algorithms = map[string]algorithm{
-	"fedaux": {"FedAux: masked GCN + APV kernel; server mixes by softmax(alpha * APV cosine) (Eq. 3, 4, 6)",
+var algorithms = map[Algorithm]algorithm{
+	FedAux: {"FedAux: masked GCN + APV kernel; server mixes by softmax(alpha * APV cosine) (Eq. 3, 4, 6)",
 		func(c *Config) Strategy { return fedAux{source: c.Source, apvMix: c.APVMix} }},
-	"fedavg_mask": {"ablation ii: FedAux client, uniform server weights (alpha = 0)",
+	FedAvgMask: {"ablation ii: FedAux client, uniform server weights (alpha = 0)",
 		func(c *Config) Strategy { return fedAux{uniform: true, source: c.Source, apvMix: c.APVMix} }},
-	"fedavg": {"FedAvg: plain 2-layer GCN, every client starts each round from the mean", func(*Config) Strategy { return fedAvg{} }},
-	"local":  {"Local: each client trains the FedAux client model alone, no communication", func(*Config) Strategy { return local{} }},
-	"fedprox": {"FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
+	FedAvg: {"FedAvg: plain 2-layer GCN, every client starts each round from the mean", func(*Config) Strategy { return fedAvg{} }},
+	Local:  {"Local: each client trains the FedAux client model alone, no communication", func(*Config) Strategy { return local{} }},
+	FedProx: {"FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
 		func(c *Config) Strategy { return fedProx{mu: c.Mu} }},
-	"fedper": {"FedPer: plain GCN, GCN layers averaged, classifier head kept local", func(*Config) Strategy { return fedPer{} }},
-	"gcfl": {"GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
+	FedPer: {"FedPer: plain GCN, GCN layers averaged, classifier head kept local", func(*Config) Strategy { return fedPer{} }},
+	GCFL: {"GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
 		func(c *Config) Strategy { return &gcfl{eps1: c.GCFLEps1, eps2: c.GCFLEps2} }},
-	"fedpub": {"FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)", newFedPub},
-	"fedaux_hard": {"ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
+	FedPub: {"FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)", newFedPub},
+	FedAuxHard: {"ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
 		func(c *Config) Strategy { return fedAuxHard{fedAux{source: c.Source, apvMix: c.APVMix}} }},
 }
 
-// Algorithms lists the algorithm names, sorted.
-func Algorithms() []string {
-	names := make([]string, 0, len(algorithms))
+// Algorithms lists the algorithms, sorted by name.
+func Algorithms() []Algorithm {
+	names := make([]Algorithm, 0, len(algorithms))
 	for n := range algorithms {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 
-// DescribeAlgorithm returns a one-line description of an algorithm.
-func DescribeAlgorithm(name string) string { return algorithms[name].describe }
+// Describe returns a one-line description of the algorithm.
+func (a Algorithm) Describe() string { return algorithms[a].describe }
 
 // NewStrategy returns the strategy that cfg.Algo names.
 func NewStrategy(cfg *Config) (Strategy, bool) {
@@ -114,11 +116,11 @@ func NewStrategy(cfg *Config) (Strategy, bool) {
 // signature (Eq. 3, 4, 6; the paper's signature is the APV).
 type fedAux struct {
 	uniform bool
-	source  string
+	source  Source
 	apvMix  bool
 }
 
-func (f fedAux) Name() string {
+func (f fedAux) Name() Algorithm {
 	if f.uniform {
 		return "fedavg_mask"
 	}
@@ -131,7 +133,7 @@ func (f fedAux) Shares(p *gnn.Param) bool {
 func (f fedAux) Mix(in *RoundInput) Mixing {
 	sim := in.Views[f.source] // Eq. 3 for the APV
 	if f.uniform {
-		return Mixing{W: SoftmaxRows(sim, 0), Similarity: sim}
+		return Mixing{W: SoftmaxRows(sim, 0), Similarity: sim, Source: f.source}
 	}
 	if in.Knobs.Partners > 0 {
 		w := make([][]float64, len(sim))
@@ -140,15 +142,15 @@ func (f fedAux) Mix(in *RoundInput) Mixing {
 			alphas[k] = alphaForPartners(row, in.Knobs.Partners)
 			w[k] = SoftmaxRows([][]float64{row}, alphas[k])[0]
 		}
-		return Mixing{W: w, Similarity: sim, Alphas: alphas}
+		return Mixing{W: w, Similarity: sim, Alphas: alphas, Source: f.source}
 	}
-	return Mixing{W: SoftmaxRows(sim, in.Knobs.Alpha), Similarity: sim} // Eq. 4
+	return Mixing{W: SoftmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: f.source} // Eq. 4
 }
 
 // fedAvg is plain FedAvg on a plain GCN: the unweighted mean.
 type fedAvg struct{}
 
-func (fedAvg) Name() string             { return "fedavg" }
+func (fedAvg) Name() Algorithm          { return "fedavg" }
 func (fedAvg) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
 func (fedAvg) Shares(p *gnn.Param) bool { return !p.Personal }
 func (fedAvg) Mix(in *RoundInput) Mixing {
@@ -158,7 +160,7 @@ func (fedAvg) Mix(in *RoundInput) Mixing {
 // local trains every client alone.
 type local struct{}
 
-func (local) Name() string           { return "local" }
+func (local) Name() Algorithm        { return "local" }
 func (local) Model(cfg *gnn.Config)  { cfg.Masked, cfg.Kernel = true, true }
 func (local) Shares(*gnn.Param) bool { return false }
 func (local) Mix(*RoundInput) Mixing { return Mixing{} }

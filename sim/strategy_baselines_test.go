@@ -16,7 +16,7 @@ import (
 // architecture it asks for and which parameters travel.
 func TestStrategyModelsAndShares(t *testing.T) {
 	tests := []struct {
-		algo   string
+		algo   Algorithm
 		shared string // names of the shared parameters, in layout order
 	}{
 		{"fedavg", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
@@ -45,7 +45,7 @@ func TestStrategyModelsAndShares(t *testing.T) {
 		if e.Strategy().Name() != tt.algo {
 			t.Errorf("%s: strategy named %q", tt.algo, e.Strategy().Name())
 		}
-		if DescribeAlgorithm(tt.algo) == "" {
+		if tt.algo.Describe() == "" {
 			t.Errorf("%s has no description", tt.algo)
 		}
 	}
@@ -145,7 +145,7 @@ func TestProximalGradient(t *testing.T) {
 // FedProx is FedAvg bit for bit at any mu; with two local steps it is
 // FedAvg only at mu = 0.
 func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
-	run := func(algo string, mu float64, epochs int) []RoundReport {
+	run := func(algo Algorithm, mu float64, epochs int) []RoundReport {
 		c := smallConfig(algo)
 		c.Rounds, c.Mu, c.Epochs = 3, mu, epochs
 		e := runEngine(t, c, smallData(t, 3))
@@ -165,9 +165,9 @@ func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 
 // gcflInput builds a round's input from per-client updates.
 func gcflInput(dw [][]float64) *RoundInput {
-	in := &RoundInput{Views: map[string][][]float64{SourceUpdate: CosineMatrix(dw)}}
+	in := &RoundInput{Views: map[Source][][]float64{SourceUpdate: CosineMatrix(dw)}}
 	for i, d := range dw {
-		in.Updates = append(in.Updates, &Update{ID: i, Signatures: map[string][]float64{SourceUpdate: d}})
+		in.Updates = append(in.Updates, &Update{ID: i, Signatures: map[Source][]float64{SourceUpdate: d}})
 	}
 	return in
 }
@@ -298,7 +298,7 @@ func TestFedPubWeights(t *testing.T) {
 	f := [][]float64{{1, 0, 0}, {0.9, 0.1, 0}, {0, 1, 0.2}, {-1, 0.5, 0}}
 	cos := CosineMatrix(f)
 	for _, tau := range []float64{0, 1, 3, 10} {
-		m := fedPub{tau: tau}.Mix(&RoundInput{Views: map[string][][]float64{SourceFunctional: cos}})
+		m := fedPub{tau: tau}.Mix(&RoundInput{Views: map[Source][][]float64{SourceFunctional: cos}})
 		for k := range f {
 			var z float64
 			for l := range f {

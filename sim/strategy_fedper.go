@@ -12,7 +12,7 @@ import (
 // classifier head (personalisation layer), which never leaves it.
 type fedPer struct{}
 
-func (fedPer) Name() string          { return "fedper" }
+func (fedPer) Name() Algorithm       { return "fedper" }
 func (fedPer) Model(cfg *gnn.Config) { cfg.Masked, cfg.Kernel = false, false }
 func (fedPer) Shares(p *gnn.Param) bool {
 	return !p.Personal && !strings.HasPrefix(p.Name, "cls.")

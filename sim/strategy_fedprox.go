@@ -21,7 +21,7 @@ type fedProx struct {
 	mu float64
 }
 
-func (fedProx) Name() string { return "fedprox" }
+func (fedProx) Name() Algorithm { return "fedprox" }
 
 // ClientSide asks for the proximal term.
 func (f fedProx) ClientSide() ClientSide { return ClientSide{ProxMu: f.mu} }

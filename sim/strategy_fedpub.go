@@ -20,12 +20,12 @@ const DefaultTau = 3
 // term (--l1, --loc-l2); the spec leaves both out, and so does this.
 type fedPub struct{ tau float64 }
 
-func (fedPub) Name() string             { return "fedpub" }
+func (fedPub) Name() Algorithm          { return "fedpub" }
 func (fedPub) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = true, false }
 func (fedPub) Shares(p *gnn.Param) bool { return !p.Personal }
 func (f fedPub) Mix(in *RoundInput) Mixing {
 	sim := in.Views[SourceFunctional]
-	return Mixing{W: SoftmaxRows(sim, f.tau), Similarity: sim}
+	return Mixing{W: SoftmaxRows(sim, f.tau), Similarity: sim, Source: SourceFunctional}
 }
 
 // newFedPub returns FED-PUB's strategy and turns on the functional

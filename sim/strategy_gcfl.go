@@ -41,7 +41,7 @@ type gcfl struct {
 	clusters   [][]int // client indices, each sorted; nil before round 1
 }
 
-func (*gcfl) Name() string             { return "gcfl" }
+func (*gcfl) Name() Algorithm          { return "gcfl" }
 func (*gcfl) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
 func (*gcfl) Shares(p *gnn.Param) bool { return !p.Personal }
 
@@ -77,7 +77,7 @@ func (g *gcfl) Mix(in *RoundInput) Mixing {
 		next = append(next, c)
 	}
 	g.clusters = next
-	return Mixing{W: clusterWeights(k, g.clusters), Similarity: sim, Clusters: g.clusters, ClusterNorms: norms}
+	return Mixing{W: clusterWeights(k, g.clusters), Similarity: sim, Source: SourceUpdate, Clusters: g.clusters, ClusterNorms: norms}
 }
 
 // shouldSplit applies GCFL's norm criterion to a cluster's statistics.

@@ -8,7 +8,7 @@ import "github.com/fedaux/fedaux/gnn"
 // (see gnn.Config.Hard).
 type fedAuxHard struct{ fedAux }
 
-func (fedAuxHard) Name() string { return "fedaux_hard" }
+func (fedAuxHard) Name() Algorithm { return "fedaux_hard" }
 func (fedAuxHard) Model(cfg *gnn.Config) {
 	cfg.Masked, cfg.Kernel, cfg.Hard = true, true, true
 }

@@ -2,11 +2,6 @@ package sim
 
 import "github.com/fedaux/fedaux/gnn"
 
-// SourceUpdate names the signature that carries a client's parameter
-// update of the round, theta_end - theta_start over its shared parameters
-// (GCFL's dW). It is not one of Sources: it serves GCFL's server only.
-const SourceUpdate = "update"
-
 // ClientSide is what a strategy asks of its clients beyond the shared
 // training loop (local epochs of full-batch Adam on the cross-entropy).
 // The zero value asks nothing.

@@ -97,7 +97,7 @@ func TestSummarizeFirstBestOnTies(t *testing.T) {
 
 func TestValidateKnob(t *testing.T) {
 	tests := []struct {
-		name string
+		name Knob
 		v    float64
 		ok   bool
 	}{

@@ -142,14 +142,13 @@ func Run(ctx context.Context, opts Options) (string, error) {
 // scoreRound scores every matrix of a round.
 func scoreRound(variant string, seed uint64, rep *sim.RoundReport, groups []int) []Score {
 	var out []Score
-	names, ms := study.ViewOrder(rep)
-	for i, name := range names {
-		s := Score{Variant: variant, Seed: seed, Round: rep.Round, View: name}
-		if corr, ok := study.PearsonOffDiag(ms[i], rep.GroundTruth); ok {
+	for _, m := range rep.Matrices() {
+		s := Score{Variant: variant, Seed: seed, Round: rep.Round, View: m.Name}
+		if corr, ok := study.PearsonOffDiag(m.M, rep.GroundTruth); ok {
 			s.Corr = &corr
 		}
 		if groups != nil {
-			g := study.ScoreGroups(name, ms[i], groups)
+			g := study.ScoreGroups(m.Name, m.M, groups)
 			s.ARI, s.Within, s.Across = &g.ARI, g.Within, g.Across
 		}
 		out = append(out, s)
@@ -165,14 +164,14 @@ func writeHeatMaps(out, preset string, c *study.Cell, rep *sim.RoundReport, grou
 	if len(v) == 1 {
 		slug = v[0].Slug()
 	}
-	names, ms := study.ViewOrder(rep)
-	for i, name := range names {
+	for _, mat := range rep.Matrices() {
+		name := mat.Name
 		path := filepath.Join(out, slug, fmt.Sprintf("r%03d-%s.png", rep.Round, name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
 		title := fmt.Sprintf("%s %s [%s] seed %d: %s, round %d", preset, c.Config.Algo, c.Labels[study.LabelVariant], c.Config.Seed, name, rep.Round)
-		m := ms[i]
+		m := mat.M
 		if err := export.WriteFileAtomic(path, func(w io.Writer) error {
 			return export.WriteHeatMap(w, title, m, groups, export.StretchedScale(m))
 		}); err != nil {

@@ -12,8 +12,8 @@ import (
 // FedAux's weights, whether the APV is mixed, and fixed or automatic
 // alpha. Unset fields keep the base configuration.
 type Variant struct {
-	Algo     string
-	Source   string
+	Algo     sim.Algorithm
+	Source   sim.Source
 	Mix      string // "", "on" or "off"
 	Alpha    string // "", a number, or "auto"
 	Partners float64
@@ -27,8 +27,8 @@ func (v Variant) Name() string {
 			parts = append(parts, k+"="+val)
 		}
 	}
-	add("algo", v.Algo)
-	add("sim", v.Source)
+	add("algo", string(v.Algo))
+	add("sim", string(v.Source))
 	add("mix", v.Mix)
 	add("alpha", v.Alpha)
 	if v.Alpha == "auto" && v.Partners > 0 {
@@ -114,9 +114,17 @@ func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 			}
 			switch k {
 			case "algo":
-				v.Algo = val
+				a, err := sim.ParseAlgorithm(val)
+				if err != nil {
+					return nil, fmt.Errorf("similarity: variant %q: %w", spec, err)
+				}
+				v.Algo = a
 			case "sim":
-				v.Source = val
+				s, err := sim.ParseSource(val)
+				if err != nil {
+					return nil, fmt.Errorf("similarity: variant %q: %w", spec, err)
+				}
+				v.Source = s
 			case "mix", "apv-mix":
 				v.Mix = val
 			case "alpha":

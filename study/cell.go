@@ -41,7 +41,7 @@ func (c *Cell) Key() string {
 // String names the cell for progress lines: scenario, algorithm, labels
 // that are not already said, seed.
 func (c *Cell) String() string {
-	s := c.Scenario.Name + " " + c.Config.Algo
+	s := c.Scenario.Name + " " + string(c.Config.Algo)
 	if v := c.Labels[LabelVariant]; v != "" {
 		s += " [" + v + "]"
 	}

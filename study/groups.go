@@ -40,20 +40,6 @@ func ScoreGroups(source string, s [][]float64, groups []int) GroupScore {
 	return r
 }
 
-// ViewOrder lists a round's matrices in display order: the signature
-// views, the mixing weights, the ground truth.
-func ViewOrder(r *sim.RoundReport) (names []string, ms [][][]float64) {
-	for _, s := range sim.Sources() {
-		if m, ok := r.Views[s]; ok {
-			names, ms = append(names, s), append(ms, m)
-		}
-	}
-	if r.Weights != nil {
-		names, ms = append(names, "weights"), append(ms, r.Weights)
-	}
-	return append(names, "ground_truth"), append(ms, r.GroundTruth)
-}
-
 // LastRoundGroups scores the last round's matrices against the true
 // groups; nil when the scenario has none.
 func LastRoundGroups(e *sim.Engine) []GroupScore {
@@ -62,10 +48,9 @@ func LastRoundGroups(e *sim.Engine) []GroupScore {
 	if groups == nil || len(reps) == 0 {
 		return nil
 	}
-	names, ms := ViewOrder(reps[len(reps)-1])
-	out := make([]GroupScore, len(names))
-	for i, name := range names {
-		out[i] = ScoreGroups(name, ms[i], groups)
+	var out []GroupScore
+	for _, m := range reps[len(reps)-1].Matrices() {
+		out = append(out, ScoreGroups(m.Name, m.M, groups))
 	}
 	return out
 }

@@ -14,7 +14,7 @@ type Record struct {
 	Partition string            `json:"partition,omitempty"` // as asked: ref, multilevel or ""
 	Clients   string            `json:"clients_from,omitempty"`
 	Labels    map[string]string `json:"labels,omitempty"`
-	Algo      string            `json:"algo"`
+	Algo      sim.Algorithm     `json:"algo"`
 	Seed      uint64            `json:"seed"`
 	Dropout   float64           `json:"dropout,omitempty"`
 	// Settings spells every setting as sim.Config.Get does.

@@ -115,15 +115,15 @@ func ResumeSeedRun(path string) (*SeedRun, presets.Env, error) {
 
 // SeedSummary sums up a SeedRun's records (the -json line of fedaux run).
 type SeedSummary struct {
-	Preset             string    `json:"preset"`
-	Algo               string    `json:"algo"`
-	Seeds              []uint64  `json:"seeds"`
-	TestAtBestVal      []float64 `json:"test_at_best_val"`
-	Mean               float64   `json:"mean"`
-	Std                float64   `json:"std"`
-	BestRound          []int     `json:"best_round"`
-	Seconds            []float64 `json:"seconds"`
-	MedianRoundSeconds []float64 `json:"median_round_seconds"`
+	Preset             string        `json:"preset"`
+	Algo               sim.Algorithm `json:"algo"`
+	Seeds              []uint64      `json:"seeds"`
+	TestAtBestVal      []float64     `json:"test_at_best_val"`
+	Mean               float64       `json:"mean"`
+	Std                float64       `json:"std"`
+	BestRound          []int         `json:"best_round"`
+	Seconds            []float64     `json:"seconds"`
+	MedianRoundSeconds []float64     `json:"median_round_seconds"`
 	// Groups holds, per seed, how well the last round's matrices separate
 	// the true client groups (the records' Extra; synthetic presets only).
 	Groups [][]GroupScore `json:"groups,omitempty"`

@@ -20,7 +20,7 @@ func cells(n int) []*Cell {
 	p := tiny.Preset("tiny-4", 4)
 	var out []*Cell
 	for i := 0; len(out) < n; i++ {
-		for _, a := range []string{"fedavg", "fedaux"} {
+		for _, a := range []sim.Algorithm{sim.FedAvg, sim.FedAux} {
 			c := p.Config()
 			c.Algo, c.Seed, c.Workers = a, uint64(1+i), 1
 			out = append(out, &Cell{Scenario: p, Config: c, Labels: map[string]string{"i": fmt.Sprint(len(out))}})
@@ -54,7 +54,7 @@ func TestKey(t *testing.T) {
 func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ResultsFile)
-	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"x"}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"fedavg"}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := OpenStore(dir, ResultsFile)
@@ -77,7 +77,7 @@ func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 				return
 			}
 			for i := range each {
-				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: "x", Val: make([]float64, 200)}
+				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: sim.FedAvg, Val: make([]float64, 200)}
 				if err := st.Append(r); err != nil {
 					t.Error(err)
 				}

@@ -22,7 +22,7 @@ type Options struct {
 	// the user set); nil keeps the preset's.
 	Base    func(*sim.Config) error
 	Knobs   []Knob
-	Algos   []string
+	Algos   []sim.Algorithm
 	Seeds   int
 	Seed    uint64
 	Workers int
@@ -49,8 +49,9 @@ type plan struct {
 }
 
 type pos struct {
-	preset, combo, algo string
-	seed                uint64
+	preset, combo string
+	algo          sim.Algorithm
+	seed          uint64
 }
 
 func (o *Options) plan() (*plan, error) {
@@ -217,7 +218,7 @@ func (w *writer) best(res map[pos]*stat) map[[2]string]string {
 					bestName, bestMean = combo.Name(w.o.Knobs), s.mean
 				}
 			}
-			out[[2]string{p.Name, a}] = bestName
+			out[[2]string{p.Name, string(a)}] = bestName
 		}
 	}
 	return out
@@ -260,7 +261,7 @@ func (w *writer) markdown(out io.Writer, res map[pos]*stat) error {
 					if len(s.accs) < w.o.Seeds {
 						cell += fmt.Sprintf(" [%d/%d]", len(s.accs), w.o.Seeds)
 					}
-					if best[[2]string{p.Name, a}] == combo.Name(w.o.Knobs) {
+					if best[[2]string{p.Name, string(a)}] == combo.Name(w.o.Knobs) {
 						cell = "**" + cell + "**"
 					}
 				}
@@ -315,7 +316,7 @@ func (w *writer) figures(res map[pos]*stat) error {
 			k := w.o.Knobs[0]
 			var series []export.Series
 			for _, a := range w.o.Algos {
-				s := export.Series{Name: a}
+				s := export.Series{Name: string(a)}
 				for _, combo := range w.pl.combos {
 					st := res[pos{p.Name, combo.Name(w.o.Knobs), a, 0}]
 					m, sd := nan(), nan()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedaux/fedaux/internal/tiny"
 	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
 
@@ -43,7 +44,7 @@ func TestRun(t *testing.T) {
 	l, _ := ParseKnob("layers=1,3")
 	opts := Options{
 		Presets: []*presets.Preset{tiny.Preset("tiny-4", 4)}, Knobs: []Knob{a, l},
-		Algos: []string{"fedaux", "fedavg_mask"}, Seeds: 2, Seed: 1, Workers: 1, Out: dir,
+		Algos: []sim.Algorithm{sim.FedAux, sim.FedAvgMask}, Seeds: 2, Seed: 1, Workers: 1, Out: dir,
 	}
 	st, err := Run(context.Background(), opts)
 	if err != nil {

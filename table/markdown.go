@@ -106,7 +106,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 
 // formatCell formats one cell: mean ± std, the seed count when short,
 // and the paper's value with the difference.
-func formatCell(accs []float64, seeds int, algo, ds string, k int) string {
+func formatCell(accs []float64, seeds int, algo sim.Algorithm, ds string, k int) string {
 	paper, ok := Paper(algo, ds, k)
 	var s string
 	if len(accs) == 0 {

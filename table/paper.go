@@ -1,5 +1,7 @@
 package table
 
+import "github.com/fedaux/fedaux/sim"
+
 // paperTable1 holds Table 1 of the FedAux paper (Zhuo, Zhan and Yu,
 // "Personalized Subgraph Federated Learning with Differentiable Auxiliary
 // Projections", NeurIPS 2025), as spec section 7 copies it: test accuracy
@@ -7,7 +9,7 @@ package table
 // algorithm names of sim.Algorithms (FedGNN, FedGTA and FedSage+ are not
 // implemented and are kept for completeness) and the dataset prefixes of
 // the presets.
-var paperTable1 = map[string]map[string][3]float64{
+var paperTable1 = map[sim.Algorithm]map[string][3]float64{
 	"local": {
 		"cora": {81.30, 79.94, 80.30}, "citeseer": {69.02, 67.82, 65.98}, "pubmed": {84.04, 82.81, 82.65},
 		"computer": {89.22, 88.91, 89.52}, "photo": {91.67, 91.80, 90.47}, "arxiv": {66.76, 64.92, 65.06},
@@ -52,14 +54,14 @@ var paperTable1 = map[string]map[string][3]float64{
 
 // paperAblation holds the FedAux paper's ablations on 10 clients (spec
 // section 7): (i) FedAux_hard and (ii) FedAvg_mask.
-var paperAblation = map[string]map[string]float64{
+var paperAblation = map[sim.Algorithm]map[string]float64{
 	"fedaux_hard": {"cora": 80.29, "pubmed": 83.06, "computer": 88.10, "arxiv": 66.53},
 	"fedavg_mask": {"cora": 78.98, "pubmed": 83.97, "computer": 84.31, "arxiv": 65.09},
 }
 
 // Paper returns the published test accuracy (%) of algo on dataset with
 // the given number of clients, and whether the paper reports one.
-func Paper(algo, dataset string, clients int) (float64, bool) {
+func Paper(algo sim.Algorithm, dataset string, clients int) (float64, bool) {
 	if clients == 10 {
 		if v, ok := paperAblation[algo][dataset]; ok {
 			return v, true
@@ -78,14 +80,14 @@ func Paper(algo, dataset string, clients int) (float64, bool) {
 }
 
 // displayNames are the paper's names of the algorithms.
-var displayNames = map[string]string{
+var displayNames = map[sim.Algorithm]string{
 	"local": "Local", "fedavg": "FedAvg", "fedprox": "FedProx", "fedper": "FedPer", "gcfl": "GCFL",
 	"fedpub": "FED-PUB", "fedaux": "FedAux", "fedaux_hard": "FedAux_hard", "fedavg_mask": "FedAvg_mask",
 }
 
-func displayName(algo string) string {
+func displayName(algo sim.Algorithm) string {
 	if n, ok := displayNames[algo]; ok {
 		return n
 	}
-	return algo
+	return string(algo)
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
@@ -27,14 +26,14 @@ const (
 // (PubMed and ogbn-arxiv need files it cannot ship); Ablation covers the
 // paper's ablation datasets, with FedAux itself as the row the ablations
 // are read against.
-func Defaults(kind string) (datasets []string, clients []int, algos []string, err error) {
+func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algorithm, err error) {
 	switch kind {
 	case Main:
 		return []string{"cora", "citeseer", "computer", "photo"}, []int{5, 10, 20},
-			[]string{"local", "fedavg", "fedprox", "fedper", "gcfl", "fedpub", "fedaux"}, nil
+			[]sim.Algorithm{sim.Local, sim.FedAvg, sim.FedProx, sim.FedPer, sim.GCFL, sim.FedPub, sim.FedAux}, nil
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
-			[]string{"fedaux", "fedaux_hard", "fedavg_mask"}, nil
+			[]sim.Algorithm{sim.FedAux, sim.FedAuxHard, sim.FedAvgMask}, nil
 	}
 	return nil, nil, nil, fmt.Errorf("table: kind %q, want %s or %s", kind, Main, Ablation)
 }
@@ -44,7 +43,7 @@ type Options struct {
 	Kind     string // Main or Ablation (names the Markdown file and its title)
 	Datasets []string
 	Clients  []int
-	Algos    []string
+	Algos    []sim.Algorithm
 	Seeds    int    // runs per cell: seeds Seed .. Seed+Seeds-1
 	Seed     uint64 // first seed
 	Rounds   int    // when > 0, overrides the presets' rounds (smoke runs)
@@ -92,7 +91,7 @@ type grid struct {
 type pos struct {
 	dataset string
 	clients int
-	algo    string
+	algo    sim.Algorithm
 	seed    uint64
 }
 
@@ -101,8 +100,8 @@ func (o *Options) grid() (*grid, error) {
 		return nil, fmt.Errorf("table: seeds = %d, want >= 1", o.Seeds)
 	}
 	for _, a := range o.Algos {
-		if !slices.Contains(sim.Algorithms(), a) {
-			return nil, fmt.Errorf("table: unknown algorithm %q (have %s)", a, strings.Join(sim.Algorithms(), ", "))
+		if _, err := sim.ParseAlgorithm(string(a)); err != nil {
+			return nil, fmt.Errorf("table: %w", err)
 		}
 	}
 	g := &grid{byPos: map[pos]*study.Cell{}}
@@ -209,7 +208,7 @@ func (o *Options) preset(ds string, k int) (*presets.Preset, error) {
 
 // config returns a run's settings: the preset's, with the algorithm, the
 // seed and the overrides.
-func (o *Options) config(p *presets.Preset, algo string, seed uint64) sim.Config {
+func (o *Options) config(p *presets.Preset, algo sim.Algorithm, seed uint64) sim.Config {
 	c := p.Config()
 	c.Algo, c.Seed, c.Workers = algo, seed, o.Workers
 	if o.Rounds > 0 {

@@ -19,7 +19,7 @@ import (
 
 func tinyOptions(dir string, seeds int) Options {
 	return Options{
-		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []string{"fedavg", "fedprox"},
+		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []sim.Algorithm{sim.FedAvg, sim.FedProx},
 		Seeds: seeds, Seed: 1, Workers: 1, Out: dir,
 		Lookup: func(ds string, k int) (*presets.Preset, error) {
 			return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
@@ -131,7 +131,7 @@ func TestRunResumes(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	o := tinyOptions(t.TempDir(), 1)
-	o.Algos = []string{"fedsgd"}
+	o.Algos = []sim.Algorithm{"fedsgd"}
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "fedsgd") {
 		t.Errorf("unknown algorithm: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestFormatCell(t *testing.T) {
 	tests := []struct {
 		accs  []float64
 		seeds int
-		algo  string
+		algo  sim.Algorithm
 		ds    string
 		k     int
 		want  string
@@ -199,7 +199,7 @@ func TestPaperMatchesSpec(t *testing.T) {
 			f := strings.Fields(header[i]) // "Cora 5"
 			k, _ := strconv.Atoi(f[1])
 			want, _ := strconv.ParseFloat(c, 64)
-			if got, ok := Paper(algo, strings.ToLower(f[0]), k); !ok || got != want {
+			if got, ok := Paper(sim.Algorithm(algo), strings.ToLower(f[0]), k); !ok || got != want {
 				t.Errorf("%s %s: Paper = %v (%v), spec %v", algo, header[i], got, ok, want)
 			}
 			checked++
@@ -210,7 +210,7 @@ func TestPaperMatchesSpec(t *testing.T) {
 		f := strings.Fields(strings.ReplaceAll(m[2], ",", " "))
 		for i := 0; i+1 < len(f); i += 2 {
 			want, _ := strconv.ParseFloat(strings.TrimSuffix(f[i+1], "."), 64)
-			if got, ok := Paper(algoOf[m[1]], strings.ToLower(f[i]), 10); !ok || got != want {
+			if got, ok := Paper(sim.Algorithm(algoOf[m[1]]), strings.ToLower(f[i]), 10); !ok || got != want {
 				t.Errorf("%s %s: Paper = %v (%v), spec %v", m[1], f[i], got, ok, want)
 			}
 			checked++
@@ -227,10 +227,10 @@ func TestDefaults(t *testing.T) {
 	tests := []struct {
 		kind    string
 		clients []int
-		algos   []string
+		algos   []sim.Algorithm
 	}{
-		{Main, []int{5, 10, 20}, []string{"local", "fedavg", "fedprox", "fedper", "gcfl", "fedpub", "fedaux"}},
-		{Ablation, []int{10}, []string{"fedaux", "fedaux_hard", "fedavg_mask"}},
+		{Main, []int{5, 10, 20}, []sim.Algorithm{"local", "fedavg", "fedprox", "fedper", "gcfl", "fedpub", "fedaux"}},
+		{Ablation, []int{10}, []sim.Algorithm{"fedaux", "fedaux_hard", "fedavg_mask"}},
 	}
 	for _, tt := range tests {
 		ds, clients, algos, err := Defaults(tt.kind)

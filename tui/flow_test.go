@@ -234,7 +234,7 @@ func TestFlowSource(t *testing.T) {
 	if scr := plain(fm.Render()); !strings.Contains(scr, "sbm·fedaux·pc1") || strings.Contains(scr, "on r:") {
 		t.Errorf("header after the reset:\n%s", scr)
 	}
-	if got := export.SimilaritySource(fm.reports[0], ""); got != "pc1" {
+	if got := fm.reports[0].WeightsFrom; got != "pc1" {
 		t.Errorf("the new engine's weights come from %s, want pc1", got)
 	}
 }

@@ -31,27 +31,23 @@ func heatSources(rep *sim.RoundReport) []heatSource {
 	if rep == nil {
 		return nil
 	}
-	weightsView, found := export.SimilarityView(rep)
 	var out []heatSource
-	for _, name := range export.ViewNames(rep.Views) {
-		v := rep.Views[name]
-		if len(v) == 0 {
+	for _, m := range rep.Matrices() {
+		if len(m.M) == 0 {
 			continue
 		}
-		s := heatSource{name: name, desc: "cosine", m: v, kind: export.SourceKind(name), setsW: found && name == weightsView}
-		if s.kind == export.AbsCosine {
+		s := heatSource{name: m.Name, desc: "cosine", m: m.M, kind: m.Kind, setsW: m.SetWeights}
+		switch {
+		case m.Name == sim.MatrixSimilarity:
+			s.name, s.desc = srcSimilarity, "the strategy's similarity"
+		case m.Name == sim.MatrixWeights:
+			s.name, s.desc = srcWeights, "mixing weights (Eq. 4)"
+		case m.Name == sim.MatrixGroundTruth:
+			s.name, s.desc = srcGroundTruth, "embedding cosine"
+		case m.Kind == export.AbsCosine:
 			s.desc = "|cosine|"
 		}
 		out = append(out, s)
-	}
-	if !found && len(rep.Similarity) > 0 {
-		out = append(out, heatSource{name: srcSimilarity, desc: "the strategy's similarity", m: rep.Similarity, kind: export.Cosine, setsW: true})
-	}
-	if len(rep.Weights) > 0 {
-		out = append(out, heatSource{name: srcWeights, desc: "mixing weights (Eq. 4)", m: rep.Weights, kind: export.Weights})
-	}
-	if len(rep.GroundTruth) > 0 {
-		out = append(out, heatSource{name: srcGroundTruth, desc: "embedding cosine", m: rep.GroundTruth, kind: export.Cosine})
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // knobOf returns the value of the live knob name in k.
-func knobOf(k sim.Knobs, name string) float64 {
+func knobOf(k sim.Knobs, name sim.Knob) float64 {
 	switch name {
 	case "sigma":
 		return k.Sigma
@@ -24,7 +24,7 @@ func knobOf(k sim.Knobs, name string) float64 {
 }
 
 // withKnob returns k with the live knob name set to v.
-func withKnob(k sim.Knobs, name string, v float64) sim.Knobs {
+func withKnob(k sim.Knobs, name sim.Knob, v float64) sim.Knobs {
 	switch name {
 	case "sigma":
 		k.Sigma = v
@@ -37,7 +37,7 @@ func withKnob(k sim.Knobs, name string, v float64) sim.Knobs {
 }
 
 // setKnob changes a knob now, or after the round in flight.
-func (m *Model) setKnob(name string, v float64) tea.Cmd {
+func (m *Model) setKnob(name sim.Knob, v float64) tea.Cmd {
 	if err := checkKnob(name, v, m.k); err != nil {
 		m.logf(true, "%v", err)
 		return nil
@@ -61,7 +61,7 @@ func (m *Model) setKnob(name string, v float64) tea.Cmd {
 }
 
 // applyKnob sets a knob on the idle engine and records the change.
-func (m *Model) applyKnob(name string, v float64) {
+func (m *Model) applyKnob(name sim.Knob, v float64) {
 	from := knobOf(m.knobs, name)
 	if from == v {
 		return
@@ -87,10 +87,10 @@ func (m *Model) applyKnob(name string, v float64) {
 
 // usesVariant reports whether algorithm algo uses the similarity source
 // and apv-mix.
-func usesVariant(algo string) bool { return algo == "fedaux" || algo == "fedavg_mask" }
+func usesVariant(algo sim.Algorithm) bool { return algo == sim.FedAux || algo == sim.FedAvgMask }
 
 // variant returns the source and apv-mix the next engine is built with.
-func (m *Model) variant() (source string, apvMix bool) {
+func (m *Model) variant() (source sim.Source, apvMix bool) {
 	if m.pending {
 		return m.nextSource, m.nextMix
 	}
@@ -99,7 +99,7 @@ func (m *Model) variant() (source string, apvMix bool) {
 
 // setVariant sets the variant of the next engine; it is pending while it
 // differs from the engine's.
-func (m *Model) setVariant(source string, apvMix bool) {
+func (m *Model) setVariant(source sim.Source, apvMix bool) {
 	m.nextSource, m.nextMix = source, apvMix
 	m.pending = source != m.cfg.Source || apvMix != m.cfg.APVMix
 	note := ""
@@ -128,12 +128,12 @@ func (m *Model) toggleAPVMix() {
 }
 
 // variantText is "sim pc1, apv-mix off".
-func variantText(source string, apvMix bool) string {
+func variantText(source sim.Source, apvMix bool) string {
 	mix := "on"
 	if !apvMix {
 		mix = "off"
 	}
-	return "sim " + source + ", apv-mix " + mix
+	return "sim " + string(source) + ", apv-mix " + mix
 }
 
 // withVariant applies the pending variant, if any, to c, and says so in
@@ -196,6 +196,6 @@ func roundSig(x float64) float64 {
 // checkKnob applies the engine's rules for knob values (sim.ValidateKnob),
 // so that a bad value is refused while the user is still typing; k is
 // the number of clients, the most partners there can be.
-func checkKnob(name string, v float64, k int) error {
+func checkKnob(name sim.Knob, v float64, k int) error {
 	return sim.ValidateKnob(name, v, k)
 }

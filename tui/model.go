@@ -79,7 +79,7 @@ type Model struct {
 	// The variant (similarity source and apv-mix, fixed per engine) of
 	// the next engine that a reset or a preset builds; pending while it
 	// differs from the engine's.
-	nextSource string
+	nextSource sim.Source
 	nextMix    bool
 	pending    bool
 
@@ -251,11 +251,11 @@ func (m *Model) sync() {
 		last = m.reports[n-1]
 	}
 	h := &m.hdr
-	h.preset, h.algo, h.round, h.rounds, h.seed = m.preset.Name, m.cfg.Algo, len(m.reports), m.cfg.Rounds, m.cfg.Seed
-	h.source, h.apvMix, h.nextSource, h.nextMix = m.cfg.Source, m.cfg.APVMix, "", ""
+	h.preset, h.algo, h.round, h.rounds, h.seed = m.preset.Name, string(m.cfg.Algo), len(m.reports), m.cfg.Rounds, m.cfg.Seed
+	h.source, h.apvMix, h.nextSource, h.nextMix = string(m.cfg.Source), m.cfg.APVMix, "", ""
 	if m.pending {
 		if m.nextSource != m.cfg.Source {
-			h.nextSource = m.nextSource
+			h.nextSource = string(m.nextSource)
 		}
 		if m.nextMix != m.cfg.APVMix {
 			h.nextMix = map[bool]string{true: "on", false: "off"}[m.nextMix]
@@ -278,7 +278,7 @@ func (m *Model) sync() {
 	}
 	m.bars.SetData(m.k, last, barOrder, m.groups)
 	m.chart.SetData(m.reports, m.controls)
-	m.heat.SetData(m.k, last, m.order, m.groups, m.cfg.Algo)
+	m.heat.SetData(m.k, last, m.order, m.groups, string(m.cfg.Algo))
 }
 
 // withViews returns c with every similarity view the console can show

@@ -7,6 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // promptKind is what a prompt asks for.
@@ -67,8 +69,8 @@ func (p promptModel) Update(msg tea.Msg) (promptModel, tea.Cmd) {
 
 // Knob parses the input as a value of the knob being asked for; k is the
 // number of clients.
-func (p *promptModel) Knob(k int) (name string, v float64, err error) {
-	name = map[promptKind]string{askAlpha: "alpha", askSigma: "sigma", askPartners: "partners"}[p.kind]
+func (p *promptModel) Knob(k int) (name sim.Knob, v float64, err error) {
+	name = map[promptKind]sim.Knob{askAlpha: sim.KnobAlpha, askSigma: sim.KnobSigma, askPartners: sim.KnobPartners}[p.kind]
 	v, err = strconv.ParseFloat(strings.TrimSpace(p.input.Value()), 64)
 	if err != nil {
 		return name, 0, fmt.Errorf("%q is not a number", p.input.Value())

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/fedaux/fedaux/sim"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestLadder(t *testing.T) {
 
 func TestCheckKnob(t *testing.T) {
 	for _, c := range []struct {
-		name string
+		name sim.Knob
 		v    float64
 		ok   bool
 	}{{"alpha", 0, true}, {"alpha", -1, false}, {"sigma", 0, false}, {"sigma", 0.1, true},

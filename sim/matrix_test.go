@@ -1,0 +1,62 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// TestRoundMatrices checks, for every algorithm after a round, which
+// matrix set the weights (the strategy says; nothing is guessed), that it
+// is the one logged as weights_from, and the matrices' order.
+func TestRoundMatrices(t *testing.T) {
+	want := map[Algorithm]Source{
+		FedAux: SourceAPV, FedAvgMask: SourceAPV, FedAuxHard: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
+		FedAvg: "", FedPer: "", FedProx: "", Local: "",
+	}
+	for _, algo := range Algorithms() {
+		c := smallConfig(algo)
+		c.Functional = true
+		e, err := New(c, smallData(t, 3), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := e.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.WeightsFrom != want[algo] {
+			t.Errorf("%s: weights from %q, want %q", algo, rep.WeightsFrom, want[algo])
+		}
+		var names, set []string
+		for _, m := range rep.Matrices() {
+			names = append(names, m.Name)
+			if m.SetWeights {
+				set = append(set, m.Name)
+			}
+			if len(m.M) != len(e.Data().Clients) {
+				t.Errorf("%s: matrix %s is %d x ?, want %d clients", algo, m.Name, len(m.M), len(e.Data().Clients))
+			}
+		}
+		if w := want[algo]; w == "" && set != nil || w != "" && !slices.Equal(set, []string{string(w)}) {
+			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
+		}
+		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
+		if algo == FedAvg || algo == FedPer || algo == FedProx || algo == GCFL || algo == FedPub { // no APV
+			order = []string{"pc1", "readout", "functional"}
+		}
+		if algo == GCFL {
+			order = append(order, "update")
+		}
+		if algo != Local {
+			order = append(order, MatrixWeights)
+		}
+		order = append(order, MatrixGroundTruth)
+		if !slices.Equal(names, order) {
+			t.Errorf("%s: matrices %v, want %v", algo, names, order)
+		}
+		if m, ok := rep.Matrix(MatrixWeights); algo != Local && (!ok || m.Kind != KindWeights) {
+			t.Errorf("%s: weights matrix %v %v", algo, ok, m.Kind)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Algorithm names a federated algorithm: a client model and a server
+// strategy (see Algorithms and DescribeAlgorithm; spec section 8).
+type Algorithm string
+
+// The algorithms.
+const (
+	FedAux     Algorithm = "fedaux"      // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
+	FedAvgMask Algorithm = "fedavg_mask" // ablation ii: FedAux's client, uniform weights
+	FedAuxHard Algorithm = "fedaux_hard" // ablation i: the kernel replaced by sort + two 1-D convolutions
+	FedAvg     Algorithm = "fedavg"
+	Local      Algorithm = "local"
+	FedProx    Algorithm = "fedprox"
+	FedPer     Algorithm = "fedper"
+	GCFL       Algorithm = "gcfl"
+	FedPub     Algorithm = "fedpub"
+)
+
+// ParseAlgorithm returns the algorithm named s.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	a := Algorithm(s)
+	if _, ok := algorithms[a]; !ok {
+		return "", &SettingError{"algo", s, "one of " + joinNames(Algorithms())}
+	}
+	return a, nil
+}
+
+func (a Algorithm) String() string { return string(a) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (a Algorithm) MarshalText() ([]byte, error) { return []byte(a), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler; it accepts the
+// names of Algorithms only.
+func (a *Algorithm) UnmarshalText(b []byte) error {
+	v, err := ParseAlgorithm(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// Source names a signature whose client similarity the server may use
+// for its weights (see Sources).
+type Source string
+
+// The similarity sources: the per-client vectors the server may compare.
+const (
+	SourceAPV        Source = "apv"        // the APV a_k (Eq. 3)
+	SourceAPVDelta   Source = "apv-delta"  // this round's change of the APV
+	SourcePC1        Source = "pc1"        // leading eigenvector of the embedding covariance (absolute cosine)
+	SourceReadout    Source = "readout"    // flattened classifier weights
+	SourceFunctional Source = "functional" // FED-PUB: mean embedding of a shared random proxy graph
+	// SourceUpdate is GCFL's signature, a client's parameter update of
+	// the round; it is not a choice of -sim.
+	SourceUpdate Source = "update"
+)
+
+// Sources lists the similarity sources a user may choose.
+func Sources() []Source {
+	return []Source{SourceAPV, SourceAPVDelta, SourcePC1, SourceReadout, SourceFunctional}
+}
+
+// ParseSource returns the similarity source named s (one of Sources).
+func ParseSource(s string) (Source, error) {
+	if !slices.Contains(Sources(), Source(s)) {
+		return "", &SettingError{"sim", s, "one of " + joinNames(Sources())}
+	}
+	return Source(s), nil
+}
+
+func (s Source) String() string { return string(s) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Source) MarshalText() ([]byte, error) { return []byte(s), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Source) UnmarshalText(b []byte) error {
+	if Source(b) == SourceUpdate {
+		*s = SourceUpdate
+		return nil
+	}
+	v, err := ParseSource(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Kernel selects how a client computes the kernel sums of Eq. 5.
+type Kernel string
+
+// The kernel transforms.
+const (
+	// KernelAuto uses the dense kernel below DenseCrossover nodes and the
+	// fast Gauss transform above.
+	KernelAuto Kernel = "auto"
+	// KernelDense forms the N x N kernel: O(N^2 d).
+	KernelDense Kernel = "dense"
+	// KernelFast is the linear-time fast Gauss transform (spec section 11).
+	KernelFast Kernel = "fast"
+)
+
+// Kernels lists the kernel transforms.
+func Kernels() []Kernel { return []Kernel{KernelAuto, KernelDense, KernelFast} }
+
+// ParseKernel returns the kernel transform named s.
+func ParseKernel(s string) (Kernel, error) {
+	if !slices.Contains(Kernels(), Kernel(s)) {
+		return "", &SettingError{"kernel", s, joinOr(Kernels())}
+	}
+	return Kernel(s), nil
+}
+
+func (k Kernel) String() string { return string(k) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (k Kernel) MarshalText() ([]byte, error) { return []byte(k), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *Kernel) UnmarshalText(b []byte) error {
+	v, err := ParseKernel(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// Knob names a setting a user may change between rounds (Engine.SetKnob).
+type Knob string
+
+// The live knobs.
+const (
+	KnobAlpha    Knob = "alpha"    // the server temperature of Eq. 4
+	KnobSigma    Knob = "sigma"    // the kernel bandwidth of Eq. 5
+	KnobPartners Knob = "partners" // auto alpha's target (0: fixed alpha)
+)
+
+// KnobNames lists the live knobs.
+func KnobNames() []Knob { return []Knob{KnobAlpha, KnobSigma, KnobPartners} }
+
+// ParseKnob returns the knob named s.
+func ParseKnob(s string) (Knob, error) {
+	if !slices.Contains(KnobNames(), Knob(s)) {
+		return "", &SettingError{"knob", s, joinOr(KnobNames())}
+	}
+	return Knob(s), nil
+}
+
+func (k Knob) String() string { return string(k) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (k Knob) MarshalText() ([]byte, error) { return []byte(k), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *Knob) UnmarshalText(b []byte) error {
+	v, err := ParseKnob(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+func joinNames[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// joinOr spells a short list as "a, b or c".
+func joinOr[T ~string](xs []T) string {
+	s := joinNames(xs)
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		s = s[:i] + " or " + s[i+2:]
+	}
+	return s
+}
+
+var _ = fmt.Sprint
