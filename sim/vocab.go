@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -189,4 +188,3 @@ func joinOr[T ~string](xs []T) string {
 	return s
 }
 
-var _ = fmt.Sprint
