@@ -2,9 +2,9 @@ package sim
 
 import "math"
 
-// EffectivePartners returns exp of the entropy of a row of mixing weights:
+// effectivePartners returns exp of the entropy of a row of mixing weights:
 // K for uniform weights, 1 when all weight sits on one client.
-func EffectivePartners(w []float64) float64 {
+func effectivePartners(w []float64) float64 {
 	var h float64
 	for _, v := range w {
 		if v > 0 {
@@ -32,7 +32,7 @@ func alphaForPartners(s []float64, target float64) float64 {
 		return 0
 	}
 	row := [][]float64{s}
-	partners := func(alpha float64) float64 { return EffectivePartners(SoftmaxRows(row, alpha)[0]) }
+	partners := func(alpha float64) float64 { return effectivePartners(softmaxRows(row, alpha)[0]) }
 	if partners(maxAutoAlpha) > target {
 		return maxAutoAlpha
 	}

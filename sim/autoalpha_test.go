@@ -13,7 +13,7 @@ func TestAlphaForPartners(t *testing.T) {
 	for _, s := range rows {
 		for _, target := range []float64{1.5, 2, 3, 4.5} {
 			a := alphaForPartners(s, target)
-			got := EffectivePartners(SoftmaxRows([][]float64{s}, a)[0])
+			got := effectivePartners(softmaxRows([][]float64{s}, a)[0])
 			if math.Abs(got-target) > 1e-6 {
 				t.Errorf("s %v target %v: alpha %v gives %v partners", s[:3], target, a, got)
 			}
@@ -26,7 +26,7 @@ func TestAlphaForPartners(t *testing.T) {
 	if a := alphaForPartners([]float64{1, 1, 1}, 2); a != maxAutoAlpha {
 		t.Errorf("constant row: alpha %v, want the cap", a)
 	}
-	if p := EffectivePartners([]float64{0.25, 0.25, 0.25, 0.25}); math.Abs(p-4) > 1e-12 {
+	if p := effectivePartners([]float64{0.25, 0.25, 0.25, 0.25}); math.Abs(p-4) > 1e-12 {
 		t.Errorf("uniform 4: %v partners", p)
 	}
 }

@@ -84,7 +84,7 @@ type Checkpoint struct {
 	Meta       Meta
 	Config     Config
 	Dropout    float64 // Faults.Dropout
-	DataSHA256 string  // DataFingerprint of the data
+	DataSHA256 string  // dataFingerprint of the data
 	Round      int     // rounds completed
 	Knobs      Knobs
 	Controls   []KnobChange
@@ -201,10 +201,10 @@ func (e *Engine) checkpoint() (*Checkpoint, error) {
 	return ck, nil
 }
 
-// fingerprint returns the data's DataFingerprint, computed once.
+// fingerprint returns the data's dataFingerprint, computed once.
 func (e *Engine) fingerprint() string {
 	if e.dataSum == "" {
-		e.dataSum = DataFingerprint(e.data)
+		e.dataSum = dataFingerprint(e.data)
 	}
 	return e.dataSum
 }
@@ -256,9 +256,9 @@ func decodeCheckpoint(b []byte) (*Checkpoint, error) {
 	return ck, nil
 }
 
-// Resume loads the checkpoint at path and resumes it on data (see
+// resumeFile loads the checkpoint at path and resumes it on data (see
 // (*Checkpoint).Resume).
-func Resume(path string, data *Data, log *RunLog) (*Engine, error) {
+func resumeFile(path string, data *Data, log *RunLog) (*Engine, error) {
 	ck, err := LoadCheckpoint(path)
 	if err != nil {
 		return nil, err
@@ -282,7 +282,7 @@ func Resume(path string, data *Data, log *RunLog) (*Engine, error) {
 // appears twice. Any other log, or an empty one, first receives the run
 // line and the lines of the rounds so far, rebuilt from the checkpoint.
 func (ck *Checkpoint) Resume(data *Data, log *RunLog) (*Engine, error) {
-	if got := DataFingerprint(data); got != ck.DataSHA256 {
+	if got := dataFingerprint(data); got != ck.DataSHA256 {
 		return nil, fmt.Errorf("the data differ from the checkpointed run's (fingerprint %.12s, checkpoint %.12s): not the same scenario", got, ck.DataSHA256)
 	}
 	e, err := New(ck.Config, data, nil)

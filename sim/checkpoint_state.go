@@ -83,10 +83,10 @@ func mayKeepState(st Strategy) bool {
 	return refs(reflect.TypeOf(st))
 }
 
-// DataFingerprint returns the SHA-256 (hex) of everything a run reads of
+// dataFingerprint returns the SHA-256 (hex) of everything a run reads of
 // data: sizes, every client's id, nodes, roles, labels, adjacency and
 // features. A resumed run checks it against its checkpoint's.
-func DataFingerprint(d *Data) string {
+func dataFingerprint(d *Data) string {
 	h := &hasher{h: sha256.New()}
 	h.ints(d.NumFeatures, d.NumClasses, len(d.Clients))
 	for _, c := range d.Clients {

@@ -138,7 +138,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			knobs := a.Knobs()
 			s.runTo(t, a, 4) // lost with the process
 
-			b, err := Resume(ck, smallData(t, 7), openLog(t, logPath))
+			b, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,13 +199,13 @@ func TestResumeIntoNewLog(t *testing.T) {
 	}
 	newLog := filepath.Join(dir, "new.jsonl")
 	// A first resume into the new log is killed after one round...
-	b, err := Resume(ck, smallData(t, 7), openLog(t, newLog))
+	b, err := resumeFile(ck, smallData(t, 7), openLog(t, newLog))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.runTo(t, b, 4)
 	// ... and a second one continues from the same checkpoint.
-	c, err := Resume(ck, smallData(t, 7), openLog(t, newLog))
+	c, err := resumeFile(ck, smallData(t, 7), openLog(t, newLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestResumeIntoNewLog(t *testing.T) {
 	if err := os.WriteFile(other, []byte("{\"type\":\"run\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(ck, smallData(t, 7), openLog(t, other)); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := resumeFile(ck, smallData(t, 7), openLog(t, other)); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("resume into an unrelated log: %v", err)
 	}
 }
@@ -240,7 +240,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	if err := a.SaveCheckpoint(ck); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(ck, smallData(t, 8), nil); err == nil || !strings.Contains(err.Error(), "data differ") {
+	if _, err := resumeFile(ck, smallData(t, 8), nil); err == nil || !strings.Contains(err.Error(), "data differ") {
 		t.Errorf("resume on other data: %v", err)
 	}
 	// The log lost its last lines.
@@ -252,7 +252,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	if err := os.WriteFile(logPath, b[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(ck, smallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "lost lines") {
+	if _, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "lost lines") {
 		t.Errorf("resume with a shortened log: %v", err)
 	}
 	// The log's last line changed.
@@ -260,7 +260,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	if err := os.WriteFile(logPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(ck, smallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "not the one the checkpoint recorded") {
+	if _, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "not the one the checkpoint recorded") {
 		t.Errorf("resume with a changed log: %v", err)
 	}
 }
@@ -340,7 +340,7 @@ func TestCheckpointAtRoundZero(t *testing.T) {
 	if err := a.SaveCheckpoint(ck); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Resume(ck, smallData(t, 7), openLog(t, logPath))
+	b, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath))
 	if err != nil {
 		t.Fatal(err)
 	}

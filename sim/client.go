@@ -73,7 +73,7 @@ type Client struct {
 
 // newClient builds client c with a model whose parameters are copied from init.
 func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
-	model, err := gnn.NewModel(mcfg, Stream(cfg.Seed, "init", 0))
+	model, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
@@ -84,7 +84,7 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
-	src := rand.NewPCG(cfg.Seed, StreamKey("dropout", c.ID)) // Stream(cfg.Seed, "dropout", c.ID)
+	src := rand.NewPCG(cfg.Seed, streamKey("dropout", c.ID)) // stream(cfg.Seed, "dropout", c.ID)
 	cl := &Client{
 		ID:     c.ID,
 		data:   c,

@@ -15,7 +15,7 @@ type Config struct {
 	Rounds int       // communication rounds R
 	Epochs int       // local epochs Q per round (one epoch = one full-batch step)
 	Hidden int       // hidden and embedding width d
-	// Layers is the number of GCN layers L (1 to MaxLayers); 0 means 2,
+	// Layers is the number of GCN layers L (1 to maxLayers); 0 means 2,
 	// the paper's.
 	Layers  int
 	LR      float64 // Adam learning rate
@@ -60,7 +60,7 @@ func DefaultConfig() Config {
 		LR: 0.01, WD: 1e-6, Dropout: 0.5, Alpha: 10, Sigma: 1,
 		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,
-		Mu: DefaultMu, Tau: DefaultTau, GCFLEps1: DefaultGCFLEps1, GCFLEps2: DefaultGCFLEps2,
+		Mu: defaultMu, Tau: defaultTau, GCFLEps1: defaultGCFLEps1, GCFLEps2: defaultGCFLEps2,
 	}
 }
 
@@ -78,7 +78,7 @@ func (c *Config) Validate() error {
 			return &SettingError{v.key, strconv.Itoa(v.v), ">= 1"}
 		}
 	}
-	if c.Layers != 0 && (c.Layers < 1 || c.Layers > MaxLayers) {
+	if c.Layers != 0 && (c.Layers < 1 || c.Layers > maxLayers) {
 		return &SettingError{"layers", strconv.Itoa(c.Layers), "1, 2 or 3"}
 	}
 	if err := checkRange("lr", c.LR, 0, true); err != nil {
@@ -116,8 +116,8 @@ func (c *Config) Validate() error {
 	return err
 }
 
-// MaxLayers is the deepest GCN a Config may ask for.
-const MaxLayers = 3
+// maxLayers is the deepest GCN a Config may ask for.
+const maxLayers = 3
 
 // layers returns the number of GCN layers (0 means 2).
 func (c *Config) layers() int {

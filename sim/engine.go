@@ -87,7 +87,7 @@ type Engine struct {
 	absence  *rand.PCG    // source of the dropout draws; nil until used
 	controls []KnobChange // knob history, for checkpoints
 	meta     Meta         // how to rebuild the scenario, for checkpoints
-	dataSum  string       // DataFingerprint, computed on first use
+	dataSum  string       // dataFingerprint, computed on first use
 
 	// OnProgress, when set, is called after each client finishes its part
 	// of a round, with the number done so far; it may be called from
@@ -111,13 +111,13 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := ValidateKnob("partners", cfg.Partners, len(data.Clients)); err != nil {
 		return nil, fmt.Errorf("-partners: %w", err)
 	}
-	st, _ := NewStrategy(&cfg)
+	st, _ := newStrategy(&cfg)
 	mcfg := gnn.Config{
 		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
 		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout,
 	}
 	st.Model(&mcfg)
-	init, err := gnn.NewModel(mcfg, Stream(cfg.Seed, "init", 0))
+	init, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
@@ -125,7 +125,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	var proxy *gnn.Input
 	if cfg.Source == SourceFunctional || cfg.Functional {
 		// FED-PUB: 5 disconnected Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
-		if proxy, err = proxyGraph(Stream(cfg.Seed, "proxy", 0), 5, 100, 0.1, data.NumFeatures); err != nil {
+		if proxy, err = proxyGraph(stream(cfg.Seed, "proxy", 0), 5, 100, 0.1, data.NumFeatures); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
 	}
@@ -265,7 +265,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding
 	}
-	rep.GroundTruth = CosineMatrix(embs)
+	rep.GroundTruth = cosineMatrix(embs)
 	if missing != nil {
 		e.fillAbsent(rep, all)
 	}

@@ -9,12 +9,12 @@ import (
 // ...) and index (a client id, or 0) of a run. Streams of different
 // purposes or indices are independent, so a change in one never shifts
 // another, and a client's draws do not depend on how many workers run.
-func Stream(seed uint64, purpose string, index int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, StreamKey(purpose, index)))
+func stream(seed uint64, purpose string, index int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, streamKey(purpose, index)))
 }
 
-// StreamKey derives the second PCG word of a stream from its purpose and index.
-func StreamKey(purpose string, index int) uint64 {
+// streamKey derives the second PCG word of a stream from its purpose and index.
+func streamKey(purpose string, index int) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(purpose))
 	return splitmix(h.Sum64() ^ splitmix(uint64(index)+0x9e3779b97f4a7c15))

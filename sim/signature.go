@@ -105,7 +105,7 @@ func views(ups []*Update) map[Source][][]float64 {
 		for i, u := range ups {
 			vs[i] = u.Signatures[name]
 		}
-		m := CosineMatrix(vs)
+		m := cosineMatrix(vs)
 		if name == SourcePC1 {
 			for i := range m {
 				for j := range m[i] {

@@ -102,8 +102,8 @@ func Algorithms() []Algorithm {
 // Describe returns a one-line description of the algorithm.
 func (a Algorithm) Describe() string { return algorithms[a].describe }
 
-// NewStrategy returns the strategy that cfg.Algo names.
-func NewStrategy(cfg *Config) (Strategy, bool) {
+// newStrategy returns the strategy that cfg.Algo names.
+func newStrategy(cfg *Config) (Strategy, bool) {
 	a, ok := algorithms[cfg.Algo]
 	if !ok {
 		return nil, false
@@ -133,18 +133,18 @@ func (f fedAux) Shares(p *gnn.Param) bool {
 func (f fedAux) Mix(in *RoundInput) Mixing {
 	sim := in.Views[f.source] // Eq. 3 for the APV
 	if f.uniform {
-		return Mixing{W: SoftmaxRows(sim, 0), Similarity: sim, Source: f.source}
+		return Mixing{W: softmaxRows(sim, 0), Similarity: sim, Source: f.source}
 	}
 	if in.Knobs.Partners > 0 {
 		w := make([][]float64, len(sim))
 		alphas := make([]float64, len(sim))
 		for k, row := range sim {
 			alphas[k] = alphaForPartners(row, in.Knobs.Partners)
-			w[k] = SoftmaxRows([][]float64{row}, alphas[k])[0]
+			w[k] = softmaxRows([][]float64{row}, alphas[k])[0]
 		}
 		return Mixing{W: w, Similarity: sim, Alphas: alphas, Source: f.source}
 	}
-	return Mixing{W: SoftmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: f.source} // Eq. 4
+	return Mixing{W: softmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: f.source} // Eq. 4
 }
 
 // fedAvg is plain FedAvg on a plain GCN: the unweighted mean.
@@ -176,9 +176,9 @@ func uniformWeights(k int) [][]float64 {
 	return w
 }
 
-// CosineMatrix returns the matrix of cosine similarities between vectors;
+// cosineMatrix returns the matrix of cosine similarities between vectors;
 // a zero vector has similarity 0 with every other and 1 with itself.
-func CosineMatrix(v [][]float64) [][]float64 {
+func cosineMatrix(v [][]float64) [][]float64 {
 	k := len(v)
 	norms := make([]float64, k)
 	for i, x := range v {
@@ -203,8 +203,8 @@ func CosineMatrix(v [][]float64) [][]float64 {
 	return m
 }
 
-// SoftmaxRows returns w_kl = exp(alpha s_kl) / sum_r exp(alpha s_kr) (Eq. 4).
-func SoftmaxRows(s [][]float64, alpha float64) [][]float64 {
+// softmaxRows returns w_kl = exp(alpha s_kl) / sum_r exp(alpha s_kr) (Eq. 4).
+func softmaxRows(s [][]float64, alpha float64) [][]float64 {
 	w := make([][]float64, len(s))
 	for i, row := range s {
 		w[i] = make([]float64, len(row))

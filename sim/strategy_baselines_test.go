@@ -165,7 +165,7 @@ func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 
 // gcflInput builds a round's input from per-client updates.
 func gcflInput(dw [][]float64) *RoundInput {
-	in := &RoundInput{Views: map[Source][][]float64{SourceUpdate: CosineMatrix(dw)}}
+	in := &RoundInput{Views: map[Source][][]float64{SourceUpdate: cosineMatrix(dw)}}
 	for i, d := range dw {
 		in.Updates = append(in.Updates, &Update{ID: i, Signatures: map[Source][]float64{SourceUpdate: d}})
 	}
@@ -296,7 +296,7 @@ func TestMinCut(t *testing.T) {
 
 func TestFedPubWeights(t *testing.T) {
 	f := [][]float64{{1, 0, 0}, {0.9, 0.1, 0}, {0, 1, 0.2}, {-1, 0.5, 0}}
-	cos := CosineMatrix(f)
+	cos := cosineMatrix(f)
 	for _, tau := range []float64{0, 1, 3, 10} {
 		m := fedPub{tau: tau}.Mix(&RoundInput{Views: map[Source][][]float64{SourceFunctional: cos}})
 		for k := range f {
@@ -325,7 +325,7 @@ func TestFedPubWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	fv := rep.Views[SourceFunctional]
-	if fv == nil || !reflect.DeepEqual(rep.Similarity, fv) || !reflect.DeepEqual(rep.Weights, SoftmaxRows(fv, DefaultTau)) {
+	if fv == nil || !reflect.DeepEqual(rep.Similarity, fv) || !reflect.DeepEqual(rep.Weights, softmaxRows(fv, defaultTau)) {
 		t.Error("fedpub's weights are not softmax(tau * functional similarity)")
 	}
 }

@@ -1,11 +1,11 @@
 package sim
 
-// DefaultMu is FedProx's default proximal coefficient. FedProx (Li et al.,
+// defaultMu is FedProx's default proximal coefficient. FedProx (Li et al.,
 // "Federated Optimization in Heterogeneous Networks", MLSys 2020) tunes mu
 // in {0.001, 0.01, 0.1, 1}; GCFL's reference code (Oxfordblue7/GCFL,
 // main_oneDS.py) runs its FedProx baseline with mu = 0.01, and FED-PUB's
 // code ships no FedProx configuration, so 0.01 it is.
-const DefaultMu = 0.01
+const defaultMu = 0.01
 
 // fedProx is FedAvg (model, shared parameters, uniform mixing) whose clients minimise the loss plus
 // (mu/2)||theta - theta_global||^2 (FedProx, Eq. 2 of Li et al.), with

@@ -2,9 +2,9 @@ package sim
 
 import "github.com/fedaux/fedaux/gnn"
 
-// DefaultTau is FED-PUB's server temperature: its Cora scripts
+// defaultTau is FED-PUB's server temperature: its Cora scripts
 // (JinheonBaek/FED-PUB, scripts/disjoint.sh) pass --norm-scale 3.
-const DefaultTau = 3
+const defaultTau = 3
 
 // fedPub is FED-PUB (Baek et al., "Personalized Subgraph Federated
 // Learning", ICML 2023) as spec section 8 describes it: clients train a
@@ -25,7 +25,7 @@ func (fedPub) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = true, false }
 func (fedPub) Shares(p *gnn.Param) bool { return !p.Personal }
 func (f fedPub) Mix(in *RoundInput) Mixing {
 	sim := in.Views[SourceFunctional]
-	return Mixing{W: SoftmaxRows(sim, f.tau), Similarity: sim, Source: SourceFunctional}
+	return Mixing{W: softmaxRows(sim, f.tau), Similarity: sim, Source: SourceFunctional}
 }
 
 // newFedPub returns FED-PUB's strategy and turns on the functional

@@ -15,8 +15,8 @@ import (
 // more than 2 clients and after round 20). Xie et al., "Federated Graph
 // Classification over Non-IID Graphs", NeurIPS 2021.
 const (
-	DefaultGCFLEps1 = 0.05
-	DefaultGCFLEps2 = 0.1
+	defaultGCFLEps1 = 0.05
+	defaultGCFLEps2 = 0.1
 	gcflWarmup      = 20 // rounds before the first split may happen
 	gcflMinSplit    = 3  // smallest cluster that may split
 )

@@ -8,7 +8,7 @@ import (
 func TestSoftmaxRows(t *testing.T) {
 	s := [][]float64{{1, 0.5, -1}, {0.5, 1, 0}, {-1, 0, 1}}
 	for _, alpha := range []float64{0, 0.1, 1, 10, 1000} {
-		w := SoftmaxRows(s, alpha)
+		w := softmaxRows(s, alpha)
 		for i, row := range w {
 			var sum float64
 			for j, v := range row {
@@ -29,7 +29,7 @@ func TestSoftmaxRows(t *testing.T) {
 		}
 	}
 	// Eq. 4 by hand for one entry.
-	w := SoftmaxRows(s, 2)
+	w := softmaxRows(s, 2)
 	want := math.Exp(2*0.5) / (math.Exp(2) + math.Exp(1) + math.Exp(-2))
 	if math.Abs(w[0][1]-want) > 1e-15 {
 		t.Errorf("w[0][1] = %v, want %v", w[0][1], want)
@@ -37,7 +37,7 @@ func TestSoftmaxRows(t *testing.T) {
 }
 
 func TestCosineMatrix(t *testing.T) {
-	m := CosineMatrix([][]float64{{1, 0}, {1, 1}, {0, 0}, {-2, 0}})
+	m := cosineMatrix([][]float64{{1, 0}, {1, 1}, {0, 0}, {-2, 0}})
 	want := [][]float64{
 		{1, 1 / math.Sqrt2, 0, -1},
 		{1 / math.Sqrt2, 1, 0, -1 / math.Sqrt2},
@@ -62,7 +62,7 @@ func TestMixMatchesEq6(t *testing.T) {
 			ups[i].Shared[j] = math.Sin(float64(i*n + j))
 		}
 	}
-	w := SoftmaxRows([][]float64{{1, 0.2, 0.3}, {0.2, 1, -0.5}, {0.3, -0.5, 1}}, 3)
+	w := softmaxRows([][]float64{{1, 0.2, 0.3}, {0.2, 1, -0.5}, {0.3, -0.5, 1}}, 3)
 	for _, workers := range []int{1, 2, 7} {
 		msgs := mix(ups, w, workers, nil)
 		for i := 0; i < k; i++ {
@@ -113,8 +113,8 @@ func TestValidateKnob(t *testing.T) {
 }
 
 func TestStreamsIndependent(t *testing.T) {
-	a, b := Stream(1, "dropout", 0).Uint64(), Stream(1, "dropout", 1).Uint64()
-	c, d := Stream(1, "init", 0).Uint64(), Stream(1, "dropout", 0).Uint64()
+	a, b := stream(1, "dropout", 0).Uint64(), stream(1, "dropout", 1).Uint64()
+	c, d := stream(1, "init", 0).Uint64(), stream(1, "dropout", 0).Uint64()
 	if a == b || a == c || a != d {
 		t.Errorf("streams: %x %x %x %x; want distinct per purpose/index and repeatable", a, b, c, d)
 	}

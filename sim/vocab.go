@@ -187,4 +187,3 @@ func joinOr[T ~string](xs []T) string {
 	}
 	return s
 }
-
