@@ -96,12 +96,6 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	fs.Float64Var(&f.partners, "partners", 4, "with -alpha auto: target effective number of partners per client (exp of the weights' entropy); setting it implies -alpha auto")
 	fs.IntVar(&f.seeds, "seeds", 1, "run seeds seed..seed+N-1 and report mean and std")
 	fs.IntVar(&f.workers, "workers", 0, "clients trained at once (default: number of CPUs); results do not depend on it")
-	fs.StringVar(&f.logPath, "log", "", "append the JSON Lines run log to `file`")
-	fs.StringVar(&f.memLimit, "memlimit", "", "soft memory limit for the Go runtime, e.g. 1700MiB or 2GiB (default: $GOMEMLIMIT, else the preset's, else none)")
-	fs.StringVar(&f.cpuProf, "cpuprofile", "", "write a CPU profile to `file` (go tool pprof)")
-	fs.StringVar(&f.memProf, "memprofile", "", "write a heap profile to `file` at the end")
-	fs.BoolVar(&f.matrix, "matrix", false, "print the last round's similarity and weight matrices, and every similarity view's agreement with the true groups")
-	fs.BoolVar(&f.asJSON, "json", false, "print a JSON summary object as the last line of stdout")
 	if name == "run" || name == "sweep" {
 		fs.Float64Var(&f.clientDropout, "dropout", 0, "probability that a client misses a round (left out of its aggregation), 0 <= p < 1")
 	}
@@ -110,7 +104,15 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		fs.IntVar(&f.ckEvery, "checkpoint-every", 0, "save a checkpoint every `N` rounds (0: only at an interrupt)")
 		fs.StringVar(&f.resume, "resume", "", "continue the run checkpointed in `file` (its settings; -workers, -log, -data, -checkpoint may change)")
 	}
-	fs.StringVar(&f.exportDir, "export", "", "write the run log, a metrics CSV and PNG plots (convergence; heat maps of the weights, the ground truth and every similarity view) into `dir` (auto: ./runs/<preset>-<timestamp>); in the console, the export prompt's default")
+	if name == "run" || name == "tui" {
+		fs.StringVar(&f.logPath, "log", "", "append the JSON Lines run log to `file`")
+		fs.StringVar(&f.memLimit, "memlimit", "", "soft memory limit for the Go runtime, e.g. 1700MiB or 2GiB (default: $GOMEMLIMIT, else the preset's, else none)")
+		fs.StringVar(&f.cpuProf, "cpuprofile", "", "write a CPU profile to `file` (go tool pprof)")
+		fs.StringVar(&f.memProf, "memprofile", "", "write a heap profile to `file` at the end")
+		fs.BoolVar(&f.matrix, "matrix", false, "print the last round's similarity and weight matrices, and every similarity view's agreement with the true groups")
+		fs.BoolVar(&f.asJSON, "json", false, "print a JSON summary object as the last line of stdout")
+		fs.StringVar(&f.exportDir, "export", "", "write the run log, a metrics CSV and PNG plots (convergence; heat maps of the weights, the ground truth and every similarity view) into `dir` (auto: ./runs/<preset>-<timestamp>); in the console, the export prompt's default")
+	}
 	return f
 }
 

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/fedaux/fedaux/similarity"
 	"github.com/fedaux/fedaux/study"
@@ -25,16 +23,6 @@ func similarityCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("similarity: unexpected argument %q", f.fs.Arg(0))
-	}
-	var bad []string
-	f.fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "log", "export", "json", "matrix", "cpuprofile", "memprofile", "memlimit":
-			bad = append(bad, "-"+fl.Name)
-		}
-	})
-	if len(bad) > 0 {
-		return fmt.Errorf("similarity: %s: not supported here (see 'fedaux run')", strings.Join(bad, ", "))
 	}
 	p, base, err := f.config()
 	if err != nil {

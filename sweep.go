@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,16 +43,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("sweep: unexpected argument %q", f.fs.Arg(0))
 	}
-	var bad []string
-	f.fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "log", "export", "json", "matrix", "cpuprofile", "memprofile", "memlimit", "checkpoint", "checkpoint-every", "resume":
-			bad = append(bad, "-"+fl.Name)
-		}
-	})
 	switch {
-	case len(bad) > 0:
-		return fmt.Errorf("sweep: %s: not supported here (see 'fedaux run')", strings.Join(bad, ", "))
 	case f.preset == "":
 		return fmt.Errorf("sweep: -preset is required (one or several, comma-separated; see 'fedaux presets')")
 	case len(knobs) == 0:

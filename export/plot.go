@@ -154,13 +154,17 @@ func writeHeatMap(w io.Writer, title string, m [][]float64, groups, order []int,
 	p.X.Min, p.X.Max = -0.5, float64(k)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(k)-0.5
 
+	return writeWithColorBar(w, p, cm, sc.Name(), 7*vg.Inch, 6*vg.Inch, 1.1*vg.Inch)
+}
+
+// writeWithColorBar draws p with a vertical colour bar of cm, titled
+// title, barWidth wide at its right, and writes the PNG.
+func writeWithColorBar(w io.Writer, p *plot.Plot, cm *viridis, title string, width, height, barWidth vg.Length) error {
 	bar := plot.New()
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	bar.HideX()
 	bar.Y.Padding = 0
-	bar.Title.Text = sc.Name()
-
-	const width, height, barWidth = 7 * vg.Inch, 6 * vg.Inch, 1.1 * vg.Inch
+	bar.Title.Text = title
 	img := vgimg.New(width, height)
 	dc := draw.New(img)
 	p.Draw(draw.Crop(dc, 0, -barWidth, 0, 0))

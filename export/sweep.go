@@ -159,15 +159,5 @@ func WriteValueHeatMap(w io.Writer, title, xlabel, ylabel string, xs, ys []strin
 	p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(ys))-0.5
 
-	bar := plot.New()
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
-	bar.HideX()
-	bar.Y.Padding = 0
-	bar.Title.Text = "mean"
-	const width, height, barWidth = 6 * vg.Inch, 4.5 * vg.Inch, 1 * vg.Inch
-	img := vgimg.New(width, height)
-	dc := draw.New(img)
-	p.Draw(draw.Crop(dc, 0, -barWidth, 0, 0))
-	bar.Draw(draw.Crop(dc, width-barWidth, -vg.Inch/8, 0, -vg.Inch/2))
-	return writePNG(w, img)
+	return writeWithColorBar(w, p, cm, "mean", 6*vg.Inch, 4.5*vg.Inch, 1*vg.Inch)
 }

@@ -24,11 +24,7 @@ const (
 
 // ParseAlgorithm returns the algorithm named s.
 func ParseAlgorithm(s string) (Algorithm, error) {
-	a := Algorithm(s)
-	if _, ok := algorithms[a]; !ok {
-		return "", &SettingError{"algo", s, "one of " + joinNames(Algorithms())}
-	}
-	return a, nil
+	return parseName("algo", s, Algorithms(), "one of "+joinNames(Algorithms()))
 }
 
 func (a Algorithm) String() string { return string(a) }
@@ -38,14 +34,7 @@ func (a Algorithm) MarshalText() ([]byte, error) { return []byte(a), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler; it accepts the
 // names of Algorithms only.
-func (a *Algorithm) UnmarshalText(b []byte) error {
-	v, err := ParseAlgorithm(string(b))
-	if err != nil {
-		return err
-	}
-	*a = v
-	return nil
-}
+func (a *Algorithm) UnmarshalText(b []byte) error { return unmarshalName(a, b, ParseAlgorithm) }
 
 // Source names a signature whose client similarity the server may use
 // for its weights (see Sources).
@@ -70,10 +59,7 @@ func Sources() []Source {
 
 // ParseSource returns the similarity source named s (one of Sources).
 func ParseSource(s string) (Source, error) {
-	if !slices.Contains(Sources(), Source(s)) {
-		return "", &SettingError{"sim", s, "one of " + joinNames(Sources())}
-	}
-	return Source(s), nil
+	return parseName("sim", s, Sources(), "one of "+joinNames(Sources()))
 }
 
 func (s Source) String() string { return string(s) }
@@ -87,12 +73,7 @@ func (s *Source) UnmarshalText(b []byte) error {
 		*s = SourceUpdate
 		return nil
 	}
-	v, err := ParseSource(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
+	return unmarshalName(s, b, ParseSource)
 }
 
 // Kernel selects how a client computes the kernel sums of Eq. 5.
@@ -114,10 +95,7 @@ func Kernels() []Kernel { return []Kernel{KernelAuto, KernelDense, KernelFast} }
 
 // ParseKernel returns the kernel transform named s.
 func ParseKernel(s string) (Kernel, error) {
-	if !slices.Contains(Kernels(), Kernel(s)) {
-		return "", &SettingError{"kernel", s, joinOr(Kernels())}
-	}
-	return Kernel(s), nil
+	return parseName("kernel", s, Kernels(), joinOr(Kernels()))
 }
 
 func (k Kernel) String() string { return string(k) }
@@ -126,14 +104,7 @@ func (k Kernel) String() string { return string(k) }
 func (k Kernel) MarshalText() ([]byte, error) { return []byte(k), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (k *Kernel) UnmarshalText(b []byte) error {
-	v, err := ParseKernel(string(b))
-	if err != nil {
-		return err
-	}
-	*k = v
-	return nil
-}
+func (k *Kernel) UnmarshalText(b []byte) error { return unmarshalName(k, b, ParseKernel) }
 
 // Knob names a setting a user may change between rounds (Engine.SetKnob).
 type Knob string
@@ -150,10 +121,7 @@ func KnobNames() []Knob { return []Knob{KnobAlpha, KnobSigma, KnobPartners} }
 
 // ParseKnob returns the knob named s.
 func ParseKnob(s string) (Knob, error) {
-	if !slices.Contains(KnobNames(), Knob(s)) {
-		return "", &SettingError{"knob", s, joinOr(KnobNames())}
-	}
-	return Knob(s), nil
+	return parseName("knob", s, KnobNames(), joinOr(KnobNames()))
 }
 
 func (k Knob) String() string { return string(k) }
@@ -162,12 +130,24 @@ func (k Knob) String() string { return string(k) }
 func (k Knob) MarshalText() ([]byte, error) { return []byte(k), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
-func (k *Knob) UnmarshalText(b []byte) error {
-	v, err := ParseKnob(string(b))
+func (k *Knob) UnmarshalText(b []byte) error { return unmarshalName(k, b, ParseKnob) }
+
+// parseName returns s as a T when it is one of names, else a
+// SettingError for key that wants want.
+func parseName[T ~string](key, s string, names []T, want string) (T, error) {
+	if !slices.Contains(names, T(s)) {
+		return "", &SettingError{key, s, want}
+	}
+	return T(s), nil
+}
+
+// unmarshalName sets *p to the name in b, parsed by parse.
+func unmarshalName[T ~string](p *T, b []byte, parse func(string) (T, error)) error {
+	v, err := parse(string(b))
 	if err != nil {
 		return err
 	}
-	*k = v
+	*p = v
 	return nil
 }
 

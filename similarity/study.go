@@ -70,38 +70,34 @@ func Run(ctx context.Context, opts Options) (string, error) {
 				Config: c, Labels: map[string]string{study.LabelVariant: v.Name()}})
 		}
 	}
-	store, err := study.OpenStore(opts.Out, study.ResultsFile)
-	if err != nil {
-		return "", err
-	}
 	var scores []Score
-	r := &study.Runner{Store: store, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Checkpoint: func(c *study.Cell) string { return filepath.Join(opts.Out, "checkpoints", c.Key()+".ckpt") },
-		Observe: func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
-			if rep == nil { // a new cell, or one resumed from its checkpoint
-				scores = nil
-				for _, old := range e.Reports() {
-					if slices.Contains(opts.At, old.Round) {
-						scores = append(scores, scoreRound(c.Labels[study.LabelVariant], c.Config.Seed, old, e.Data().Groups)...)
+	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
+		Runner: func(r *study.Runner) {
+			r.Observe = func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
+				if rep == nil { // a new cell, or one resumed from its checkpoint
+					scores = nil
+					for _, old := range e.Reports() {
+						if slices.Contains(opts.At, old.Round) {
+							scores = append(scores, scoreRound(c.Labels[study.LabelVariant], c.Config.Seed, old, e.Data().Groups)...)
+						}
 					}
+					return nil
+				}
+				if !slices.Contains(opts.At, rep.Round) {
+					return nil
+				}
+				scores = append(scores, scoreRound(c.Labels[study.LabelVariant], c.Config.Seed, rep, e.Data().Groups)...)
+				if opts.PNG && c.Config.Seed == base.Seed {
+					return writeHeatMaps(opts.Out, opts.Preset.Name, c, rep, e.Data().Groups)
 				}
 				return nil
 			}
-			if !slices.Contains(opts.At, rep.Round) {
-				return nil
+			r.Finish = func(c *study.Cell, _ *sim.Engine, _ *presets.Scenario, rec *study.Record) error {
+				return study.SetExtra(rec, scores)
 			}
-			variant := c.Labels[study.LabelVariant]
-			scores = append(scores, scoreRound(variant, c.Config.Seed, rep, e.Data().Groups)...)
-			if opts.PNG && c.Config.Seed == base.Seed {
-				return writeHeatMaps(opts.Out, opts.Preset.Name, c, rep, e.Data().Groups)
-			}
-			return nil
-		},
-		Finish: func(c *study.Cell, _ *sim.Engine, _ *presets.Scenario, rec *study.Record) error {
-			return study.SetExtra(rec, scores)
-		},
-	}
-	if _, err := r.Run(ctx, cells); err != nil {
+		}}
+	_, store, err := d.Run(ctx, cells)
+	if err != nil {
 		return "", err
 	}
 	var all []Score

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -110,24 +109,12 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	if err != nil {
 		return study.Stats{}, err
 	}
-	store, err := study.OpenStore(opts.Out, opts.Shard.File())
-	if err != nil {
-		return study.Stats{}, err
-	}
-	rec := cmp.Or[study.Recorder](opts.Recorder, study.Nop{})
-	w := &writer{Recorder: rec, o: &opts, pl: pl, store: store}
-	if err := w.write(false); err != nil {
-		return study.Stats{}, err
-	}
-	r := &study.Runner{
-		Store: store, Shard: opts.Shard, Env: opts.Env, Recorder: w, Interrupts: opts.Interrupts,
-		Checkpoint: func(c *study.Cell) string { return filepath.Join(opts.Out, "checkpoints", c.Key()+".ckpt") },
-		Skip:       func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
-	}
-	st, err := r.Run(ctx, pl.cells)
-	if werr := w.write(true); err == nil {
-		err = cmp.Or(w.err, werr)
-	}
+	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
+		Skip: func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
+		Render: func(s *study.Store, final bool) error {
+			return (&writer{o: &opts, pl: pl, store: s}).write(final)
+		}}
+	st, _, err := d.Run(ctx, pl.cells)
 	return st, err
 }
 
@@ -145,20 +132,11 @@ func Render(opts Options) error {
 	return (&writer{o: &opts, pl: pl, store: store}).write(true)
 }
 
-// writer rewrites the report after every finished cell.
+// writer writes the report of the results in store.
 type writer struct {
-	study.Recorder
 	o     *Options
 	pl    *plan
 	store *study.Store
-	err   error
-}
-
-func (w *writer) Finish(n, total int, c *study.Cell, r *study.Record) {
-	w.Recorder.Finish(n, total, c, r)
-	if err := w.write(false); err != nil && w.err == nil {
-		w.err = err
-	}
 }
 
 // write rewrites sweep.md, and the figures when figures is set.

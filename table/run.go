@@ -1,7 +1,6 @@
 package table
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -137,51 +136,15 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	if err != nil {
 		return study.Stats{}, err
 	}
-	store, err := study.OpenStore(opts.Out, opts.Shard.File())
-	if err != nil {
-		return study.Stats{}, err
-	}
-	rec := opts.Recorder
-	if rec == nil {
-		rec = study.Nop{}
-	}
-	write := func() error {
-		if err := store.Reload(); err != nil {
-			return err
-		}
-		return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile(opts.Kind)), func(w io.Writer) error {
-			return opts.render(w, g, store)
-		})
-	}
-	if err := write(); err != nil {
-		return study.Stats{}, err
-	}
-	rr := &rendering{Recorder: rec, write: write}
-	r := &study.Runner{
-		Store: store, Shard: opts.Shard, Env: opts.Env, Recorder: rr,
-		Interrupts: opts.Interrupts,
-		Checkpoint: func(c *study.Cell) string { return filepath.Join(opts.Out, "checkpoints", c.Key()+".ckpt") },
-		Skip:       func(c *study.Cell) bool { return slices.Contains(g.missing, c.Scenario.Name) },
-	}
-	st, err := r.Run(ctx, g.cells)
-	if werr := write(); err == nil {
-		err = cmp.Or(rr.err, werr)
-	}
+	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
+		Skip: func(c *study.Cell) bool { return slices.Contains(g.missing, c.Scenario.Name) },
+		Render: func(s *study.Store, _ bool) error {
+			return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile(opts.Kind)), func(w io.Writer) error {
+				return opts.render(w, g, s)
+			})
+		}}
+	st, _, err := d.Run(ctx, g.cells)
 	return st, err
-}
-
-// rendering rewrites the table after each finished run.
-type rendering struct {
-	study.Recorder
-	write func() error
-	err   error
-}
-
-func (r *rendering) Finish(n, total int, c *study.Cell, rec *study.Record) {
-	r.Recorder.Finish(n, total, c, rec)
-	if err := r.write(); err != nil && r.err == nil {
-		r.err = err
-	}
 }
 
 // Render writes the Markdown table of the results in opts.Out (every
