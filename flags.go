@@ -87,7 +87,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		usage := sim.Describe(key)
 		switch key {
 		case "algo":
-			usage = "algorithm: " + fmt.Sprint(sim.Algorithms())
+			usage = "algorithm: " + strings.Trim(fmt.Sprint(sim.Algorithms()), "[]")
 		case "alpha":
 			usage += ", or auto (per-client alpha for -partners effective partners)"
 		}
