@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
@@ -92,7 +94,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		},
 	}
 	if *render {
-		return flagError(sweep.Render(opts))
+		return gridError(sweep.Render(opts), knobs)
 	}
 	it := study.CatchInterrupts(stderr)
 	defer it.Release()
@@ -103,8 +105,18 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if err != nil {
-		return flagError(err)
+		return gridError(err, knobs)
 	}
 	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now), results in %s\n", md, st.Mine, shardNote(sh), st.Reused, st.Ran, dir)
 	return nil
+}
+
+// gridError names -grid for a swept setting out of range, and the flag
+// for any other.
+func gridError(err error, knobs []sweep.Knob) error {
+	var se *sim.SettingError
+	if errors.As(err, &se) && slices.ContainsFunc(knobs, func(k sweep.Knob) bool { return k.Key == se.Key }) {
+		return fmt.Errorf("-grid %s: %s, want %s", se.Key, se.Value, se.Want)
+	}
+	return flagError(err)
 }
