@@ -60,7 +60,13 @@ type gradPair struct {
 // is discontinuous there, so the pairs prove nothing).
 func modelGradPairs(t *testing.T, cfg Config, n int, train bool, seed uint64, tamper func(*Model)) (pairs []gradPair, reordered bool) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 61))
+	return modelGradPairsFrom(t, cfg, n, train, rand.New(rand.NewPCG(seed, 61)), tamper)
+}
+
+// modelGradPairsFrom is modelGradPairs with the client and the model drawn
+// from rng.
+func modelGradPairsFrom(t *testing.T, cfg Config, n int, train bool, rng *rand.Rand, tamper func(*Model)) (pairs []gradPair, reordered bool) {
+	t.Helper()
 	c := newTestClient(rng, n, cfg.InFeatures, cfg.Classes)
 	m, err := NewModel(cfg, rng)
 	if err != nil {

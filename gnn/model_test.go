@@ -54,34 +54,11 @@ func TestModelGradients(t *testing.T) {
 	const n, f, d, classes = 12, 8, 5, 3
 	for _, tc := range modelCases {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(31, 32))
-			c := newTestClient(rng, n, f, classes)
 			cfg := tc.cfg
 			cfg.InFeatures, cfg.Hidden, cfg.Classes = f, d, classes
-			m, err := NewModel(cfg, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range m.Params() {
-				if strings.HasSuffix(p.Name, ".mask") {
-					perturbMask(rng, p)
-				}
-			}
-			dlogits := mat.NewDense(n, classes, nil)
-			loss := func() float64 {
-				// A freshly seeded stream fixes the dropout masks.
-				logits, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(7, 7)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return SoftmaxCrossEntropy(logits, c.labels, c.train, dlogits)
-			}
-			loss()
-			m.ZeroGrad()
-			m.Backward(dlogits)
-			for _, p := range m.Params() {
-				grad := slices.Clone(p.Grad)
-				checkGrad(t, p.Name, grad, numGrad(loss, p.Value))
+			pairs, _ := modelGradPairsFrom(t, cfg, n, tc.train, rand.New(rand.NewPCG(31, 32)), nil)
+			for _, p := range pairs {
+				checkGrad(t, p.name, p.analytic, p.numeric)
 			}
 		})
 	}
