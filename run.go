@@ -185,7 +185,7 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 // computed must agree with the checkpoint; -workers, -log, -data,
 // -checkpoint, -checkpoint-every and the output flags may change.
 func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error) {
-	sr, ckEnv, err := study.ResumeSeedRun(f.resume)
+	sr, ckEnv, err := study.ResumeSeedRun(f.resume, nil)
 	if err != nil {
 		return nil, env, fmt.Errorf("-resume: %w", err)
 	}

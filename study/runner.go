@@ -36,6 +36,9 @@ type Runner struct {
 	// ("" for none). A cell with a checkpoint there resumes from it, and
 	// an interrupted cell saves one there.
 	Checkpoint func(c *Cell) string
+	// Resume, when not nil, says where a cell's checkpoint to resume from
+	// is ("" for none), instead of Checkpoint.
+	Resume func(c *Cell) string
 	// Every, when positive, saves the cell in flight every Every rounds.
 	Every int
 	// KeepCheckpoints keeps a cell's checkpoint once its record is stored
@@ -282,7 +285,11 @@ func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took
 // engine returns the cell's engine: resumed from the cell's checkpoint
 // when there is one, else new, with its run line logged.
 func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration, error) {
-	if path := r.checkpointPath(c); path != "" {
+	from := r.checkpointPath(c)
+	if r.Resume != nil {
+		from = r.Resume(c)
+	}
+	if path := from; path != "" {
 		if _, err := os.Stat(path); err == nil {
 			ck, err := sim.LoadCheckpoint(path)
 			if err != nil {

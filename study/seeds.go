@@ -26,7 +26,8 @@ type SeedRun struct {
 	// resumed run appends to it ("" for none).
 	LogPath string
 
-	done []*Record // finished seeds, from the checkpoint resumed
+	done    []*Record // finished seeds, from the checkpoint resumed
+	resumed string    // the checkpoint resumed ("" for a new run)
 }
 
 // seedRunState is a SeedRun's progress, kept in every checkpoint.
@@ -60,6 +61,9 @@ func (s *SeedRun) Run(ctx context.Context, r *Runner) ([]*Record, error) {
 	store := MemoryStore(s.done...)
 	r.Store = store
 	r.Checkpoint = func(*Cell) string { return s.Checkpoint }
+	// Only a run resumed with ResumeSeedRun picks up a checkpoint: a new
+	// run starts afresh even where an older one left its checkpoint.
+	r.Resume = func(*Cell) string { return s.resumed }
 	r.Every = s.Every
 	r.KeepCheckpoints = true
 	logAbs := ""
@@ -89,8 +93,12 @@ func (s *SeedRun) Run(ctx context.Context, r *Runner) ([]*Record, error) {
 }
 
 // ResumeSeedRun reads a checkpoint written by a SeedRun and returns the
-// run it continues and the data directory it read.
-func ResumeSeedRun(path string) (*SeedRun, presets.Env, error) {
+// run it continues and the data directory it read. lookup finds the
+// scenario by name; nil means presets.Get.
+func ResumeSeedRun(path string, lookup func(string) (*presets.Preset, error)) (*SeedRun, presets.Env, error) {
+	if lookup == nil {
+		lookup = presets.Get
+	}
 	ck, err := sim.LoadCheckpoint(path)
 	if err != nil {
 		return nil, presets.Env{}, err
@@ -100,7 +108,7 @@ func ResumeSeedRun(path string) (*SeedRun, presets.Env, error) {
 	if err := json.Unmarshal(ck.Meta.App, &st); err != nil || json.Unmarshal(st.Study, &prog) != nil || prog.Seeds < 1 {
 		return nil, presets.Env{}, fmt.Errorf("%s was not written by 'fedaux run'", path)
 	}
-	p, err := presets.Get(st.Scenario)
+	p, err := lookup(st.Scenario)
 	if err != nil {
 		return nil, presets.Env{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -108,7 +116,7 @@ func ResumeSeedRun(path string) (*SeedRun, presets.Env, error) {
 	cfg.Seed = prog.BaseSeed
 	s := &SeedRun{
 		Cell:  Cell{Scenario: p, Partition: st.Partition, Config: cfg, Dropout: prog.Dropout, Labels: st.Labels},
-		Seeds: prog.Seeds, Checkpoint: path, Every: prog.Every, LogPath: prog.Log, done: prog.Done,
+		Seeds: prog.Seeds, Checkpoint: path, Every: prog.Every, LogPath: prog.Log, done: prog.Done, resumed: path,
 	}
 	return s, presets.Env{DataDir: st.DataDir, Partition: st.Partition}, nil
 }

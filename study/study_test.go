@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -226,7 +227,7 @@ func TestRunnerShardsResumeAndCheckpoints(t *testing.T) {
 	}
 }
 
-// stopper asks for a stop after a given round of a given cell.
+// stopper asks for a stop after a given round of a given cell (nil: the first).
 type stopper struct {
 	Nop
 	it    *Interrupts
@@ -235,7 +236,7 @@ type stopper struct {
 }
 
 func (s *stopper) Round(c *Cell, r *sim.RoundReport, _ sim.Summary) {
-	if c == s.cell && r.Round == s.round {
+	if (s.cell == nil || c == s.cell) && r.Round == s.round {
 		s.it.Stop()
 	}
 }
@@ -251,4 +252,48 @@ func (s *starts) Start(_, _ int, c *Cell, from int) {
 		s.from = map[string]int{}
 	}
 	s.from[c.String()] = from
+}
+
+// TestSeedRunResumesOnlyWhenAsked interrupts a two-seed run, checks that
+// a new run with the same checkpoint path starts afresh, and that the
+// resumed one carries on where the checkpoint stopped with the same
+// numbers as an uninterrupted run.
+func TestSeedRunResumesOnlyWhenAsked(t *testing.T) {
+	c := cells(1)[0]
+	ck := filepath.Join(t.TempDir(), "run.ckpt")
+	whole, err := (&SeedRun{Cell: *c, Seeds: 2, Checkpoint: filepath.Join(t.TempDir(), "w.ckpt")}).Run(context.Background(), &Runner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := NewInterrupts()
+	_, err = (&SeedRun{Cell: *c, Seeds: 2, Checkpoint: ck}).Run(context.Background(),
+		&Runner{Interrupts: it, Recorder: &stopper{it: it, cell: nil, round: 2}})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Checkpoint != ck {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	fresh := &starts{}
+	if _, err := (&SeedRun{Cell: *c, Seeds: 2, Checkpoint: ck}).Run(context.Background(), &Runner{Recorder: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	for name, from := range fresh.from {
+		if from != 0 {
+			t.Errorf("a new run started %s at round %d, want 0", name, from)
+		}
+	}
+	sr, _, err := ResumeSeedRun(ck, func(string) (*presets.Preset, error) { return c.Scenario, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := &starts{}
+	got, err := sr.Run(context.Background(), &Runner{Recorder: resumed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !reflect.DeepEqual(numbers(got[0]), numbers(whole[0])) || !reflect.DeepEqual(numbers(got[1]), numbers(whole[1])) {
+		t.Errorf("resumed records differ from the uninterrupted run's")
+	}
+	if from := resumed.from[got[0].Scenario+" "+string(got[0].Algo)+fmt.Sprintf(" seed %d", got[0].Seed)]; from != 2 {
+		t.Errorf("the resumed run started seed %d at round %d, want 2", got[0].Seed, from)
+	}
 }
