@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 	"github.com/fedaux/fedaux/table"
@@ -17,30 +15,17 @@ import (
 
 // tableCmd runs a grid of presets x algorithms x seeds and writes the
 // paper's table beside ours: `fedaux table [-table main|ablation] ...`.
-// Finished runs are appended to DIR/results.jsonl, so running the same
-// command again resumes where it stopped.
+// Every run flag overrides the presets' settings (the table says so).
 func tableCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("table", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	f := newRunFlags("table", "", stderr)
+	fs := f.fs
 	kind := fs.String("table", table.Main, "which table: main (Table 1) or ablation (FedAux_hard and FedAvg_mask on 10 clients)")
 	datasets := fs.String("datasets", "", "comma-separated dataset prefixes of the presets (default: the table's; main: cora,citeseer,computer,photo)")
 	clients := fs.String("clients", "", "comma-separated numbers of clients (default: main 5,10,20; ablation 10)")
 	algos := fs.String("algos", "", "comma-separated algorithms (default: main local,fedavg,fedprox,fedper,gcfl,fedpub,fedaux; ablation fedaux,fedaux_hard,fedavg_mask)")
-	seeds := fs.Int("seeds", 3, "runs per cell, seeds seed..seed+N-1 (the paper reports 3)")
-	seed := fs.Uint64("seed", 42, "first seed")
-	rounds := fs.Int("rounds", 0, "override the presets' rounds (smoke runs; the table says so)")
-	hidden := fs.Int("hidden", 0, "override the hidden width (smoke runs; the table says so)")
-	workers := fs.Int("workers", 0, "clients trained at once (default: number of CPUs)")
-	out := fs.String("out", "", "output `dir`: results.jsonl and the Markdown table (default ./runs/table-<table>)")
-	dataDir := fs.String("data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
-	partition := fs.String("partition", "", "ref (the reference METIS partitions, default when present) or multilevel")
+	out := fs.String("out", "", "output `dir`: the results files and the Markdown table (default ./runs/table-<table>)")
 	shard := fs.String("shard", "", "run one share of the runs: `I/N` (the runs whose index is I mod N) or auto (from a Slurm job array or a Kubernetes Indexed Job); each shard writes its own results file, and the table is rendered from all of them")
 	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
-	d := sim.DefaultConfig()
-	mu := fs.Float64("mu", d.Mu, "fedprox's proximal coefficient")
-	tau := fs.Float64("tau", d.Tau, "fedpub's server temperature")
-	eps1 := fs.Float64("eps1", d.GCFLEps1, "gcfl: split when the mean update norm is below eps1 ...")
-	eps2 := fs.Float64("eps2", d.GCFLEps2, "gcfl: ... and the largest update norm above eps2")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,13 +40,18 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return shardError(err)
 	}
+	first, err := f.apply(sim.DefaultConfig()) // checks the flags, and gives -seed
+	if err != nil {
+		return err
+	}
 	opts := table.Options{
-		Kind: *kind, Datasets: dds, Clients: dks, Algos: das,
-		Seeds: *seeds, Seed: *seed, Rounds: *rounds, Hidden: *hidden, Workers: *workers,
-		Env:      presets.Env{DataDir: presets.DataDir(*dataDir), Partition: *partition},
-		Out:      *out,
-		Shard:    sh,
-		Recorder: study.Progress(stderr, "table: "),
+		Kind: *kind, Datasets: dds, Clients: dks, Algos: das, Seeds: f.seeds, Seed: first.Seed,
+		Env: f.env(), Out: *out, Shard: sh, Recorder: study.Progress(stderr, "table: "),
+		Base: func(c *sim.Config) error {
+			applied, err := f.apply(*c)
+			*c = applied
+			return err
+		},
 	}
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)
@@ -75,34 +65,6 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		if opts.Algos, err = parseAlgos(*algos); err != nil {
 			return err
 		}
-	}
-	switch {
-	case *rounds < 0:
-		return fmt.Errorf("-rounds: %d, want >= 0", *rounds)
-	case *hidden < 0:
-		return fmt.Errorf("-hidden: %d, want >= 0", *hidden)
-	case *workers < 0:
-		return fmt.Errorf("-workers: %d, want >= 0", *workers)
-	}
-	// The algorithms' own settings apply only when given, as in 'fedaux run'.
-	opts.Tune = func(c *sim.Config) {
-		fs.Visit(func(fl *flag.Flag) {
-			switch fl.Name {
-			case "mu":
-				c.Mu = *mu
-			case "tau":
-				c.Tau = *tau
-			case "eps1":
-				c.GCFLEps1 = *eps1
-			case "eps2":
-				c.GCFLEps2 = *eps2
-			}
-		})
-	}
-	checked := d
-	opts.Tune(&checked)
-	if err := checked.Validate(); err != nil {
-		return flagError(err)
 	}
 	if opts.Out == "" {
 		opts.Out = filepath.Join("runs", "table-"+*kind)

@@ -25,11 +25,10 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 		"in brackets the FedAux paper's value (Table 1 and ablations, spec section 7) and ours minus the paper's. "+
 		"[n/%d] marks a cell with fewer finished seeds; — a cell not run yet; no data, a preset whose data files are absent.\n\n", o.Seed, o.Seed+uint64(o.Seeds)-1, o.Seeds)
 	settings := "rounds and epochs as the presets (100 x 1 for Cora and CiteSeer, 200 x 2 for the Amazon sets)"
-	if o.Rounds > 0 {
-		settings = fmt.Sprintf("**rounds %d (override; not the paper's schedule)**", o.Rounds)
-	}
-	if o.Hidden > 0 {
-		settings += fmt.Sprintf(", **hidden %d (override)**", o.Hidden)
+	if len(g.cells) > 0 {
+		if ov := o.overrides(g.cells[0].Scenario, g.cells[0].Config.Algo); len(ov) > 0 {
+			settings += "; **overridden: " + strings.Join(ov, ", ") + "**"
+		}
 	}
 	var own []string
 	for _, a := range o.Algos {

@@ -45,12 +45,10 @@ type Options struct {
 	Algos    []sim.Algorithm
 	Seeds    int    // runs per cell: seeds Seed .. Seed+Seeds-1
 	Seed     uint64 // first seed
-	Rounds   int    // when > 0, overrides the presets' rounds (smoke runs)
-	Hidden   int    // when > 0, overrides the hidden width
-	Workers  int    // clients trained at once (0: number of CPUs); does not change results
-	// Tune, when set, adjusts every run's settings after the preset's
-	// (the algorithms' own settings: -mu, -tau, -eps1, -eps2).
-	Tune func(*sim.Config)
+	// Base, when set, overrides the presets' settings of every run (the
+	// run flags a user gave: a smoke run's -rounds, FedProx's -mu, ...);
+	// the table states every override. Algo and Seed are the table's.
+	Base func(*sim.Config) error
 	Env  presets.Env
 	Out  string // output directory
 	// Shard is the share of the runs this process computes.
@@ -115,7 +113,11 @@ func (o *Options) grid() (*grid, error) {
 					g.missing = append(g.missing, p.Name)
 				}
 				for _, a := range o.Algos {
-					c := &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: o.config(p, a, o.Seed+uint64(i)),
+					cfg, err := o.config(p, a, o.Seed+uint64(i))
+					if err != nil {
+						return nil, fmt.Errorf("table: %s %s: %w", p.Name, a, err)
+					}
+					c := &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: cfg,
 						Labels: map[string]string{LabelDataset: ds, LabelClients: strconv.Itoa(k)}}
 					g.cells = append(g.cells, c)
 					g.byPos[pos{ds, k, a, c.Config.Seed}] = c
@@ -169,19 +171,35 @@ func (o *Options) preset(ds string, k int) (*presets.Preset, error) {
 	return presets.Get(fmt.Sprintf("%s-%d", ds, k))
 }
 
-// config returns a run's settings: the preset's, with the algorithm, the
-// seed and the overrides.
-func (o *Options) config(p *presets.Preset, algo sim.Algorithm, seed uint64) sim.Config {
+// config returns a run's settings: the preset's, with the overrides, the
+// algorithm and the seed.
+func (o *Options) config(p *presets.Preset, algo sim.Algorithm, seed uint64) (sim.Config, error) {
 	c := p.Config()
-	c.Algo, c.Seed, c.Workers = algo, seed, o.Workers
-	if o.Rounds > 0 {
-		c.Rounds = o.Rounds
+	if o.Base != nil {
+		if err := o.Base(&c); err != nil {
+			return c, err
+		}
 	}
-	if o.Hidden > 0 {
-		c.Hidden = o.Hidden
+	c.Algo, c.Seed = algo, seed
+	return c, c.Validate()
+}
+
+// overrides lists the settings in which the runs of algo differ from
+// preset p's, as "rounds 2 (preset: 100)".
+func (o *Options) overrides(p *presets.Preset, algo sim.Algorithm) []string {
+	c, err := o.config(p, algo, 0)
+	if err != nil {
+		return nil
 	}
-	if o.Tune != nil {
-		o.Tune(&c)
+	def := p.Config()
+	def.Algo, def.Seed, def.Workers = algo, 0, c.Workers
+	var out []string
+	for _, key := range sim.Settings() {
+		was, _ := def.Get(key)
+		now, _ := c.Get(key)
+		if was != now && !slices.Contains(sim.AlgorithmSettings(algo), key) {
+			out = append(out, fmt.Sprintf("%s %s (preset: %s)", key, now, was))
+		}
 	}
-	return c
+	return out
 }

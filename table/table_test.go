@@ -20,7 +20,7 @@ import (
 func tinyOptions(dir string, seeds int) Options {
 	return Options{
 		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []sim.Algorithm{sim.FedAvg, sim.FedProx},
-		Seeds: seeds, Seed: 1, Workers: 1, Out: dir,
+		Seeds: seeds, Seed: 1, Out: dir, Base: func(c *sim.Config) error { c.Workers = 1; return nil },
 		Lookup: func(ds string, k int) (*presets.Preset, error) {
 			return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
 		},
@@ -113,13 +113,16 @@ func TestRunResumes(t *testing.T) {
 
 	// A rounds override is a different run.
 	o := tinyOptions(dir, 1)
-	o.Rounds = 2
+	o.Base = func(c *sim.Config) error { c.Rounds, c.Workers = 2, 1; return nil }
 	if st, err = Run(ctx, o); err != nil || st.Ran != 2 {
 		t.Fatalf("rounds override: %+v, %v; want 2 new runs", st, err)
 	}
+	if text, _ := os.ReadFile(md); !strings.Contains(string(text), "**overridden: rounds 2 (preset: 3)**") {
+		t.Errorf("table does not state the rounds override:\n%s", text)
+	}
 	// Another mu re-runs FedProx only.
 	o = tinyOptions(dir, 1)
-	o.Tune = func(c *sim.Config) { c.Mu = 0.5 }
+	o.Base = func(c *sim.Config) error { c.Mu, c.Workers = 0.5, 1; return nil }
 	if st, err = Run(ctx, o); err != nil || st.Ran != 1 || st.Reused != 1 {
 		t.Fatalf("mu override: %+v, %v; want fedprox run, fedavg reused", st, err)
 	}
