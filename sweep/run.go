@@ -213,6 +213,9 @@ func (w *writer) markdown(out io.Writer, res map[pos]*stat) error {
 		"**bold**: the best combination of each algorithm on each preset; [n/%d]: seeds finished so far; —: not run yet. "+
 		"Swept: %s; every other setting as the preset and the command's flags. Raw runs: `results*.jsonl`.\n\n",
 		w.o.Seed, w.o.Seed+uint64(w.o.Seeds)-1, w.o.Seeds, joinKeys(keys))
+	if f := w.allFigure(); f != "" {
+		fmt.Fprintf(out, "![%s](%s)\n\n", f, f)
+	}
 	for _, p := range w.o.Presets {
 		fmt.Fprintf(out, "## %s\n\n|", p.Name)
 		for _, k := range w.o.Knobs {
@@ -286,7 +289,49 @@ func (w *writer) figureNames(preset string) []string {
 	return nil
 }
 
+// series is the one-knob curve of algorithm a on a preset.
+func (w *writer) series(res map[pos]*stat, preset string, a sim.Algorithm, name string) export.Series {
+	s := export.Series{Name: name}
+	for _, combo := range w.pl.combos {
+		st := res[pos{preset, combo.Name(w.o.Knobs), a, 0}]
+		m, sd := nan(), nan()
+		if st.ok() {
+			m, sd = st.mean, st.std
+		}
+		s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)
+	}
+	return s
+}
+
+// allFigure names the one-knob figure of every preset together ("" when
+// the sweep has one preset or several knobs).
+func (w *writer) allFigure() string {
+	if len(w.o.Knobs) != 1 || len(w.o.Presets) < 2 {
+		return ""
+	}
+	return "all-" + w.o.Knobs[0].Key + ".png"
+}
+
 func (w *writer) figures(res map[pos]*stat) error {
+	if f := w.allFigure(); f != "" {
+		k := w.o.Knobs[0]
+		var series []export.Series
+		for _, p := range w.o.Presets {
+			for _, a := range w.o.Algos {
+				name := p.Name
+				if len(w.o.Algos) > 1 {
+					name += " " + string(a)
+				}
+				series = append(series, w.series(res, p.Name, a, name))
+			}
+		}
+		title := fmt.Sprintf("test accuracy against %s (mean ± std, %d seeds)", k.Key, w.o.Seeds)
+		if err := export.WriteFileAtomic(filepath.Join(w.o.Out, f), func(out io.Writer) error {
+			return export.WriteErrorBars(out, title, k.Key, "test accuracy at best val (%)", k.Values, series)
+		}); err != nil {
+			return err
+		}
+	}
 	for _, p := range w.o.Presets {
 		names := w.figureNames(p.Name)
 		switch len(w.o.Knobs) {
@@ -294,16 +339,7 @@ func (w *writer) figures(res map[pos]*stat) error {
 			k := w.o.Knobs[0]
 			var series []export.Series
 			for _, a := range w.o.Algos {
-				s := export.Series{Name: string(a)}
-				for _, combo := range w.pl.combos {
-					st := res[pos{p.Name, combo.Name(w.o.Knobs), a, 0}]
-					m, sd := nan(), nan()
-					if st.ok() {
-						m, sd = st.mean, st.std
-					}
-					s.Mean, s.Std = append(s.Mean, m), append(s.Std, sd)
-				}
-				series = append(series, s)
+				series = append(series, w.series(res, p.Name, a, string(a)))
 			}
 			title := fmt.Sprintf("%s: test accuracy against %s (mean ± std, %d seeds)", p.Name, k.Key, w.o.Seeds)
 			if err := export.WriteFileAtomic(filepath.Join(w.o.Out, names[0]), func(out io.Writer) error {

@@ -87,6 +87,17 @@ func TestRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(one.Out, "tiny-4-alpha.png")); err != nil {
 		t.Errorf("one-knob figure: %v", err)
 	}
+	two := one
+	two.Presets = append(two.Presets, tiny.Preset("tiny-6", 6))
+	two.Out = t.TempDir()
+	if _, err := Run(context.Background(), two); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"all-alpha.png", "tiny-4-alpha.png", "tiny-6-alpha.png"} {
+		if _, err := os.Stat(filepath.Join(two.Out, f)); err != nil {
+			t.Errorf("two presets: %v", err)
+		}
+	}
 	bad := opts
 	bad.Knobs = []Knob{{Key: "sigma", Values: []string{"0"}}}
 	if _, err := Run(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "sigma") {
