@@ -79,7 +79,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		fs.StringVar(&f.preset, "preset", defaultPreset, "scenario `name` (see 'fedaux presets')")
 	}
 	fs.StringVar(&f.dataDir, "data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
-	fs.StringVar(&f.partition, "partition", "", "how to form clients on real data: ref (the reference METIS file, default when present) or multilevel (our partitioner)")
+	fs.StringVar(&f.partition, "partition", "", "how to form clients on real data: ref (the reference METIS file, default when present), multilevel (our METIS-quality partitioner, default otherwise), louvain (communities merged or split to K as OpenFGL does), label-skew or label-skew=BETA (Dirichlet over labels, beta 0.5 by default), random")
 	d := sim.DefaultConfig()
 	for _, key := range sim.Settings() {
 		if key == "partners" {

@@ -19,7 +19,7 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	name := fs.String("preset", "", "scenario `name`")
 	dataDir := fs.String("data", "", "data `dir`")
-	partition := fs.String("partition", "", "ref or multilevel (real data)")
+	partition := fs.String("partition", "", "real data: ref, "+strings.Join(presets.Partitioners(), ", ")+" or label-skew=BETA")
 	seed := fs.Uint64("seed", 42, "seed (synthetic presets)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -36,7 +36,14 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d clients, partition %s\n", p.Name, len(sc.Data.Clients), sc.Partition)
+	total, most := 0, 0
+	for _, c := range sc.Data.Clients {
+		total += c.Graph.N()
+		most = max(most, c.Graph.N())
+	}
+	k := len(sc.Data.Clients)
+	fmt.Fprintf(stdout, "%s: %d clients, partition %s, imbalance %.3f (largest client over n/K, minus 1)\n",
+		p.Name, k, sc.Partition, float64(most)/(float64(total)/float64(k))-1)
 	fmt.Fprintf(stdout, "%6s %6s %6s %5s %5s %5s %8s  %s\n", "client", "nodes", "edges", "train", "val", "test", "JS", "labels (class:count)")
 	for k, c := range sc.Data.Clients {
 		tr, va, te := graphio.CountRoles(c.Roles)
@@ -49,10 +56,6 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%6d %6d %6d %5d %5d %5d %8.4f  %s\n", c.ID, c.Graph.N(), c.Graph.NumEdges(), tr, va, te, st.JS[k], strings.Join(hist, " "))
 	}
 	sample := "all nodes"
-	total := 0
-	for _, c := range sc.Data.Clients {
-		total += c.Graph.N()
-	}
 	if st.Nodes < total {
 		sample = fmt.Sprintf("a seeded sample of %d of %d nodes", st.Nodes, total)
 	}

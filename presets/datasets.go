@@ -2,8 +2,11 @@ package presets
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/fedaux/fedaux/graphio"
@@ -116,15 +119,16 @@ func buildDataset(env Env, ds dataset, k int) (*Scenario, error) {
 		if statErr != nil {
 			return nil, fmt.Errorf("-partition ref: reference partition %s not found", refPath)
 		}
-	case "multilevel":
 	default:
-		return nil, fmt.Errorf("-partition: %q, want ref or multilevel", mode)
+		if _, err := partitioner(mode); err != nil {
+			return nil, err
+		}
 	}
 	var sc *Scenario
 	if mode == "ref" {
 		sc, err = loadWithPartitionFile(gp, refPath)
 	} else {
-		sc, err = loadMultilevel(gp, ds, k)
+		sc, err = loadPartitioned(gp, ds, k, mode)
 	}
 	if err != nil {
 		return nil, err
@@ -136,11 +140,66 @@ func buildDataset(env Env, ds dataset, k int) (*Scenario, error) {
 	return sc, nil
 }
 
-// loadMultilevel partitions the largest component with our multilevel
-// partitioner after drawing the global split (spec section 4).
-func loadMultilevel(path string, ds dataset, k int) (*Scenario, error) {
+// Partitioners lists the ways -partition may form real-data clients
+// besides the reference file ("ref"): "multilevel" (METIS-quality,
+// ours), "louvain" (communities merged or split to K as OpenFGL does),
+// "label-skew" or "label-skew=BETA" (Dirichlet over labels, beta 0.5
+// unless given) and "random".
+func Partitioners() []string {
+	return []string{"multilevel", "louvain", "label-skew", "random"}
+}
+
+// A partitionFunc forms k clients of g, seeded.
+type partitionFunc func(g *graphio.Graph, k int, seed uint64) ([]int, string, error)
+
+// partitioner returns the partitioner a -partition value names, which
+// also returns a description of the partition it made.
+func partitioner(mode string) (partitionFunc, error) {
+	adj := func(g *graphio.Graph) partition.Graph {
+		return partition.Graph{Indptr: g.Adj.Indptr, Indices: g.Adj.Indices}
+	}
+	name, arg, hasArg := strings.Cut(mode, "=")
+	switch {
+	case name == "multilevel" && !hasArg:
+		return func(g *graphio.Graph, k int, seed uint64) ([]int, string, error) {
+			a, err := partition.Multilevel(adj(g), k, partition.MultilevelOptions{Seed: seed})
+			return a, fmt.Sprintf("multilevel seed %d", seed), err
+		}, nil
+	case name == "louvain" && !hasArg:
+		return func(g *graphio.Graph, k int, seed uint64) ([]int, string, error) {
+			a, err := partition.Louvain(adj(g), k, partition.LouvainOptions{Seed: seed})
+			return a, fmt.Sprintf("louvain seed %d", seed), err
+		}, nil
+	case name == "random" && !hasArg:
+		return func(g *graphio.Graph, k int, seed uint64) ([]int, string, error) {
+			a, err := partition.Random(g.N(), k, seed)
+			return a, fmt.Sprintf("random seed %d", seed), err
+		}, nil
+	case name == "label-skew":
+		beta := 0.5
+		if hasArg {
+			b, err := strconv.ParseFloat(arg, 64)
+			if err != nil || !(b > 0) || math.IsInf(b, 0) {
+				return nil, fmt.Errorf("-partition: %q: want label-skew=BETA with a finite BETA > 0", mode)
+			}
+			beta = b
+		}
+		return func(g *graphio.Graph, k int, seed uint64) ([]int, string, error) {
+			a, err := partition.LabelSkew(g.Labels, k, partition.LabelSkewOptions{Seed: seed, Beta: beta})
+			return a, fmt.Sprintf("label skew beta %g seed %d", beta, seed), err
+		}, nil
+	}
+	return nil, fmt.Errorf("-partition: %q, want ref, %s or label-skew=BETA", mode, strings.Join(Partitioners(), ", "))
+}
+
+// loadPartitioned partitions the largest component with the partitioner
+// mode names after drawing the global split (spec section 4).
+func loadPartitioned(path string, ds dataset, k int, mode string) (*Scenario, error) {
+	part, err := partitioner(mode)
+	if err != nil {
+		return nil, err
+	}
 	var full *graphio.Graph
-	var err error
 	if ds.ogb {
 		full, err = graphio.LoadOGB(path)
 	} else {
@@ -161,8 +220,7 @@ func loadMultilevel(path string, ds dataset, k int) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	adj := partition.Graph{Indptr: g.Adj.Indptr, Indices: g.Adj.Indices}
-	assign, err := partition.Multilevel(adj, k, partition.MultilevelOptions{Seed: dataSeed})
+	assign, how, err := part(g, k, dataSeed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -172,7 +230,7 @@ func loadMultilevel(path string, ds dataset, k int) (*Scenario, error) {
 	}
 	sc := &Scenario{
 		Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses},
-		Partition: fmt.Sprintf("multilevel seed %d, edge cut %d", dataSeed, graphio.EdgeCut(g, assign)),
+		Partition: fmt.Sprintf("%s, edge cut %d", how, graphio.EdgeCut(g, assign)),
 	}
 	if !ds.ogb {
 		f, err := Checksum(path)

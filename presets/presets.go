@@ -275,7 +275,7 @@ func loadWithPartitionFile(graphPath, partPath string) (*Scenario, error) {
 	}
 	sc := &Scenario{
 		Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses},
-		Partition: "ref " + partPath,
+		Partition: fmt.Sprintf("ref %s, edge cut %d", partPath, graphio.EdgeCut(g, assign)),
 	}
 	for _, p := range []string{graphPath, partPath} {
 		f, err := Checksum(p)

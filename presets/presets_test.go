@@ -68,14 +68,15 @@ func TestCoraRefMatchesFixture(t *testing.T) {
 
 func TestDatasetPartitionModes(t *testing.T) {
 	env := dataEnv(t)
-	for _, mode := range []string{"ref", "multilevel"} {
+	for _, mode := range []string{"ref", "multilevel", "louvain", "label-skew", "label-skew=0.1", "random"} {
 		env.Partition = mode
 		p, _ := Get("cora-5")
 		sc, err := p.Build(env, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
-		if len(sc.Data.Clients) != 5 || !strings.HasPrefix(sc.Partition, mode) {
+		word := strings.ReplaceAll(strings.Split(mode, "=")[0], "-", " ")
+		if len(sc.Data.Clients) != 5 || !strings.HasPrefix(sc.Partition, word) || !strings.Contains(sc.Partition, "edge cut") {
 			t.Errorf("%s: %d clients, partition %q", mode, len(sc.Data.Clients), sc.Partition)
 		}
 		n := 0
@@ -86,10 +87,12 @@ func TestDatasetPartitionModes(t *testing.T) {
 			t.Errorf("%s: clients hold %d nodes, want the 2485 of Cora's largest component", mode, n)
 		}
 	}
-	env.Partition = "metis"
-	p, _ := Get("cora-5")
-	if _, err := p.Build(env, 1); err == nil || !strings.Contains(err.Error(), "-partition") {
-		t.Errorf("unknown partition mode: err %v", err)
+	for _, bad := range []string{"metis", "label-skew=0", "label-skew=x", "louvain=2"} {
+		env.Partition = bad
+		p, _ := Get("cora-5")
+		if _, err := p.Build(env, 1); err == nil || !strings.Contains(err.Error(), "-partition") {
+			t.Errorf("partition mode %q: err %v", bad, err)
+		}
 	}
 }
 
