@@ -80,7 +80,9 @@ func WriteErrorBars(w io.Writer, title, xlabel, ylabel string, xs []string, seri
 	}
 	if lo <= hi {
 		pad := math.Max(0.5, (hi-lo)*0.15)
-		p.Y.Min, p.Y.Max = lo-pad, hi+pad
+		// Room above the data for the legend, a line per series.
+		legend := (hi - lo + 2*pad) * 0.07 * float64(len(series))
+		p.Y.Min, p.Y.Max = lo-pad, hi+pad+legend
 	}
 	img := vgimg.New(7*vg.Inch, 4.5*vg.Inch)
 	p.Draw(draw.New(img))
