@@ -353,41 +353,6 @@ func TestModelLayersStructure(t *testing.T) {
 	}
 }
 
-// TestEmbedPreReLUDepth checks EmbedPreReLU at L = 1 and 3: N x d on a
-// proxy graph, with negative entries, and its ReLU is the evaluation
-// embedding on the client's own graph.
-func TestEmbedPreReLUDepth(t *testing.T) {
-	for _, layers := range []int{1, 3} {
-		rng := rand.New(rand.NewPCG(43, 44))
-		cl := newTestClient(rng, 12, 8, 3)
-		m, err := NewModel(Config{InFeatures: 8, Hidden: 5, Classes: 3, Layers: layers, Masked: true, Kernel: true, Sigma: 1, Dropout: 0.5}, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		perturbMask(rng, m.Param(fmt.Sprintf("conv%d.mask", layers)))
-		if _, err := m.Forward(cl.in, false, nil); err != nil {
-			t.Fatal(err)
-		}
-		h := mat.DenseCopyOf(m.Embeddings())
-		proxy := Input{Prop: mustProp(randGraph(rng, 20, 0.1)), X: Features{Dense: randDense(rng, 20, 8, 1)}}
-		e := m.EmbedPreReLU(proxy)
-		if r, c := e.Dims(); r != 20 || c != 5 {
-			t.Fatalf("L%d: proxy embedding is %dx%d, want 20x5", layers, r, c)
-		}
-		if !slices.ContainsFunc(e.RawMatrix().Data, func(v float64) bool { return v < 0 }) {
-			t.Errorf("L%d: no negative entry: not the pre-ReLU output", layers)
-		}
-		e = m.EmbedPreReLU(cl.in)
-		if r, c := e.Dims(); r != 12 || c != 5 {
-			t.Fatalf("L%d: embedding is %dx%d, want 12x5", layers, r, c)
-		}
-		var relu ReLU
-		if !mat.Equal(relu.Forward(e), h) {
-			t.Errorf("L%d: relu(EmbedPreReLU) differs from the evaluation embeddings", layers)
-		}
-	}
-}
-
 // TestReleaseChangesNothingDepth is TestReleaseChangesNothing at L = 1
 // and 3: releasing the scratch memory between training steps leaves the
 // parameters and logits bit-identical.

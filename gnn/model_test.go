@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -284,37 +285,43 @@ func TestModelSigmaAndAccumulation(t *testing.T) {
 }
 
 func TestEmbedPreReLU(t *testing.T) {
-	rng := rand.New(rand.NewPCG(43, 44))
-	cl := newTestClient(rng, 12, 8, 3)
-	m, _ := NewModel(Config{InFeatures: 8, Hidden: 5, Classes: 3, Masked: true, Kernel: true, Sigma: 1, Dropout: 0.5}, rng)
-	perturbMask(rng, m.Param("conv2.mask"))
-	if _, err := m.Forward(cl.in, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	h := mat.DenseCopyOf(m.Embeddings())
-	// A proxy graph of another size with dense N(0,1) features.
-	proxy := Input{Prop: mustProp(randGraph(rng, 20, 0.1)), X: Features{Dense: randDense(rng, 20, 8, 1)}}
-	e := m.EmbedPreReLU(proxy)
-	if r, c := e.Dims(); r != 20 || c != 5 {
-		t.Fatalf("proxy embedding is %dx%d", r, c)
-	}
-	neg := 0
-	for _, v := range e.RawMatrix().Data {
-		if v < 0 {
-			neg++
+	for _, layers := range []int{0, 1, 3} { // 0: the default two layers
+		rng := rand.New(rand.NewPCG(43, 44))
+		cl := newTestClient(rng, 12, 8, 3)
+		m, err := NewModel(Config{InFeatures: 8, Hidden: 5, Classes: 3, Layers: layers, Masked: true, Kernel: true, Sigma: 1, Dropout: 0.5}, rng)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if neg == 0 {
-		t.Error("no negative entry: not the pre-ReLU output")
-	}
-	// On the client's own graph, ReLU of it is the evaluation embedding.
-	e = m.EmbedPreReLU(cl.in)
-	var relu ReLU
-	if !mat.Equal(relu.Forward(e), h) {
-		t.Error("relu(EmbedPreReLU) differs from the evaluation embeddings")
-	}
-	if !mat.Equal(m.Embeddings(), h) {
-		t.Error("EmbedPreReLU changed the embeddings of the last forward")
+		last := layers
+		if last == 0 {
+			last = 2
+		}
+		perturbMask(rng, m.Param(fmt.Sprintf("conv%d.mask", last)))
+		if _, err := m.Forward(cl.in, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		h := mat.DenseCopyOf(m.Embeddings())
+		// A proxy graph of another size with dense N(0,1) features.
+		proxy := Input{Prop: mustProp(randGraph(rng, 20, 0.1)), X: Features{Dense: randDense(rng, 20, 8, 1)}}
+		e := m.EmbedPreReLU(proxy)
+		if r, c := e.Dims(); r != 20 || c != 5 {
+			t.Fatalf("L%d: proxy embedding is %dx%d, want 20x5", last, r, c)
+		}
+		if !slices.ContainsFunc(e.RawMatrix().Data, func(v float64) bool { return v < 0 }) {
+			t.Errorf("L%d: no negative entry: not the pre-ReLU output", last)
+		}
+		// On the client's own graph, ReLU of it is the evaluation embedding.
+		e = m.EmbedPreReLU(cl.in)
+		if r, c := e.Dims(); r != 12 || c != 5 {
+			t.Fatalf("L%d: embedding is %dx%d, want 12x5", last, r, c)
+		}
+		var relu ReLU
+		if !mat.Equal(relu.Forward(e), h) {
+			t.Errorf("L%d: relu(EmbedPreReLU) differs from the evaluation embeddings", last)
+		}
+		if !mat.Equal(m.Embeddings(), h) {
+			t.Errorf("L%d: EmbedPreReLU changed the embeddings of the last forward", last)
+		}
 	}
 }
 
