@@ -26,8 +26,9 @@ type SeedRun struct {
 	// resumed run appends to it ("" for none).
 	LogPath string
 
-	done    []*Record // finished seeds, from the checkpoint resumed
-	resumed string    // the checkpoint resumed ("" for a new run)
+	done       []*Record // finished seeds, from the checkpoint resumed
+	resumed    string    // the checkpoint resumed ("" for a new run)
+	resumedKey string    // the key of the cell it holds
 }
 
 // seedRunState is a SeedRun's progress, kept in every checkpoint.
@@ -63,7 +64,14 @@ func (s *SeedRun) Run(ctx context.Context, r *Runner) ([]*Record, error) {
 	r.Checkpoint = func(*Cell) string { return s.Checkpoint }
 	// Only a run resumed with ResumeSeedRun picks up a checkpoint: a new
 	// run starts afresh even where an older one left its checkpoint.
-	r.Resume = func(*Cell) string { return s.resumed }
+	// Only the cell the checkpoint holds reads it: the seeds after it do
+	// not load the file again to find it is not theirs.
+	r.Resume = func(c *Cell) string {
+		if c.Key() != s.resumedKey {
+			return ""
+		}
+		return s.resumed
+	}
 	r.Every = s.Every
 	r.KeepCheckpoints = true
 	logAbs := ""
@@ -116,7 +124,7 @@ func ResumeSeedRun(path string, lookup func(string) (*presets.Preset, error)) (*
 	cfg.Seed = prog.BaseSeed
 	s := &SeedRun{
 		Cell:  Cell{Scenario: p, Partition: st.Partition, Config: cfg, Dropout: prog.Dropout, Labels: st.Labels},
-		Seeds: prog.Seeds, Checkpoint: path, Every: prog.Every, LogPath: prog.Log, done: prog.Done, resumed: path,
+		Seeds: prog.Seeds, Checkpoint: path, Every: prog.Every, LogPath: prog.Log, done: prog.Done, resumed: path, resumedKey: st.Key,
 	}
 	return s, presets.Env{DataDir: st.DataDir, Partition: st.Partition}, nil
 }

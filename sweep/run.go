@@ -139,11 +139,9 @@ type writer struct {
 	store *study.Store
 }
 
-// write rewrites sweep.md, and the figures when figures is set.
+// write rewrites sweep.md, and the figures when figures is set, from
+// the store as it is (DirStudy reloads it before each report).
 func (w *writer) write(figures bool) error {
-	if err := w.store.Reload(); err != nil {
-		return err
-	}
 	res := w.results()
 	if err := export.WriteFileAtomic(filepath.Join(w.o.Out, MarkdownFile), func(out io.Writer) error {
 		return w.markdown(out, res)
