@@ -86,7 +86,8 @@ func (p *Bar) Finish(n, total int, c *Cell, r *Record) {
 	p.lines.Finish(n, total, c, r)
 }
 
-// End ends the bar's line (a study that stops early).
+// End ends the bar's line, so that what follows (an error, say) starts
+// on a line of its own.
 func (p *Bar) End() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -24,6 +24,8 @@ type Recorder interface {
 	Round(c *Cell, r *sim.RoundReport, s sim.Summary)
 	// Finish is told a finished cell's record, once it is stored.
 	Finish(n, total int, c *Cell, r *Record)
+	// End is told that the study stopped, finished or not.
+	End()
 }
 
 // Plan is what a study holds when it starts.
@@ -45,6 +47,7 @@ func (Nop) Start(int, int, *Cell, int)                 {}
 func (Nop) Clients(int, int)                           {}
 func (Nop) Round(*Cell, *sim.RoundReport, sim.Summary) {}
 func (Nop) Finish(int, int, *Cell, *Record)            {}
+func (Nop) End()                                       {}
 
 // Lines is a Recorder that prints plain lines: the plan, every Every-th
 // round (and the last), and every finished cell with the time left.
@@ -83,6 +86,8 @@ func (l *Lines) Start(n, total int, c *Cell, from int) {
 }
 
 func (*Lines) Clients(int, int) {}
+
+func (*Lines) End() {}
 
 func (l *Lines) Round(c *Cell, r *sim.RoundReport, s sim.Summary) {
 	every := l.Every

@@ -142,6 +142,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	}
 	st.ToRun = len(todo)
 	rec.Plan(st.Plan)
+	defer rec.End()
 	for n, c := range todo {
 		if r.Interrupts.Stopped() {
 			return st, &InterruptedError{Cell: c}
@@ -278,7 +279,7 @@ func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took
 		res.Test = append(res.Test, rep.MeanTest)
 		secs = append(secs, rep.Seconds)
 	}
-	res.MedianRoundSeconds = Median(secs)
+	res.MedianRoundSeconds = median(secs)
 	return res
 }
 
@@ -376,8 +377,8 @@ func (r *Runner) save(e *sim.Engine, c *Cell, sc *presets.Scenario, path string,
 	return e.SaveCheckpoint(path)
 }
 
-// Median returns the median of xs (0 for none).
-func Median(xs []float64) float64 {
+// median returns the median of xs (0 for none).
+func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

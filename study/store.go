@@ -71,8 +71,8 @@ func (s *Store) Path() string {
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
-// ResultFiles lists the results files in dir, sorted.
-func ResultFiles(dir string) ([]string, error) {
+// resultFiles lists the results files in dir, sorted.
+func resultFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
@@ -94,7 +94,7 @@ func (s *Store) Reload() error {
 	if s.dir == "" {
 		return nil
 	}
-	files, err := ResultFiles(s.dir)
+	files, err := resultFiles(s.dir)
 	if err != nil {
 		return err
 	}
