@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
@@ -19,6 +18,8 @@ import (
 type runFlags struct {
 	fs        *flag.FlagSet
 	preset    string
+	scenario  string
+	sets      []string // -set key=value, in order
 	dataDir   string
 	partition string
 	settings  map[string]string // the settings given, by name
@@ -76,8 +77,16 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	fs := f.fs
 	fs.SetOutput(out)
 	if name != "table" {
-		fs.StringVar(&f.preset, "preset", defaultPreset, "scenario `name` (see 'fedaux presets')")
+		fs.StringVar(&f.preset, "preset", defaultPreset, "scenario `name` (see 'fedaux presets'); comma-separated for a sweep")
 	}
+	fs.StringVar(&f.scenario, "scenario", "", "scenario `file` (TOML; 'fedaux scenario show NAME' prints a preset's to start from); comma-separated for a sweep or a table")
+	fs.Func("set", "change one key of the scenario, `key=value` (repeatable), e.g. -set groups=2 -set intra=0.2,0.6; keys: 'fedaux scenario keys'", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("%q: want key=value", v)
+		}
+		f.sets = append(f.sets, v)
+		return nil
+	})
 	fs.StringVar(&f.dataDir, "data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
 	fs.StringVar(&f.partition, "partition", "", "how to form clients on real data: ref (the reference METIS file, default when present), multilevel (our METIS-quality partitioner, default otherwise), louvain (communities merged or split to K as OpenFGL does), label-skew or label-skew=BETA (Dirichlet over labels, beta 0.5 by default), random")
 	d := sim.DefaultConfig()
@@ -122,34 +131,69 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	return f
 }
 
-// parseBytes reads a size such as 1700MiB, 2GiB or 500000000.
-func parseBytes(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}, {"", 1}}
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(num, 64)
-			if err != nil || v <= 0 {
-				break
-			}
-			return int64(v * u.mult), nil
-		}
-	}
-	return 0, fmt.Errorf("%q: want a positive size such as 1700MiB or 2GiB", s)
-}
-
 // env returns where the preset reads its data.
 func (f *runFlags) env() presets.Env {
 	return presets.Env{DataDir: presets.DataDir(f.dataDir), Partition: f.partition}
 }
 
-// config returns the preset's settings overridden by the flags the user set.
+// scenarios returns the scenarios that -preset and -scenario name, in that
+// order, each changed by every -set.
+func (f *runFlags) scenarios() ([]*presets.Preset, error) {
+	var ps []*presets.Preset
+	names := splitList(f.preset)
+	if f.scenario != "" && !f.isSet("preset") {
+		names = nil // the console's default preset gives way to a file
+	}
+	for _, name := range names {
+		p, err := presets.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("-preset: %w", err)
+		}
+		ps = append(ps, p)
+	}
+	for _, path := range splitList(f.scenario) {
+		p, err := presets.Load(path)
+		if err != nil {
+			return nil, fmt.Errorf("-scenario: %w", err)
+		}
+		ps = append(ps, p)
+	}
+	for i, p := range ps {
+		q, err := p.With(f.sets)
+		if err != nil {
+			return nil, fmt.Errorf("-set: %w", err)
+		}
+		ps[i] = q
+	}
+	return ps, nil
+}
+
+// isSet reports whether the command line set the flag.
+func (f *runFlags) isSet(name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// scenarioOne returns the one scenario that -preset or -scenario names.
+func (f *runFlags) scenarioOne() (*presets.Preset, error) {
+	ps, err := f.scenarios()
+	switch {
+	case err != nil:
+		return nil, err
+	case len(ps) == 0:
+		return nil, errors.New("-preset NAME or -scenario FILE is required (see 'fedaux presets')")
+	case len(ps) > 1:
+		return nil, fmt.Errorf("-preset and -scenario name %d scenarios, want one", len(ps))
+	}
+	return ps[0], nil
+}
+
+// config returns the scenario's settings overridden by the flags the user set.
 func (f *runFlags) config() (*presets.Preset, sim.Config, error) {
-	p, err := presets.Get(f.preset)
+	p, err := f.scenarioOne()
 	if err != nil {
-		return nil, sim.Config{}, fmt.Errorf("-preset: %w", err)
+		return nil, sim.Config{}, err
 	}
 	c, err := f.apply(p.Config())
 	if err != nil {

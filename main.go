@@ -18,7 +18,9 @@ Usage:
   fedaux                            the console on the sbm preset
   fedaux tui [-preset NAME] [flags] the console: step rounds, watch clients, tweak alpha and sigma
   fedaux run -preset NAME [flags]   headless run; progress on stderr, summary on stdout
+            -scenario FILE          ... on a scenario file instead; -set KEY=VALUE changes one key (any command)
   fedaux presets                    list the presets and what they need
+  fedaux scenario show NAME|FILE    print a scenario file (every preset is one) to copy and edit; also: keys, check FILE
   fedaux stats -preset NAME         per-client statistics and the non-IID degree xi
   fedaux data [-data DIR]           data files present, with sizes and checksums
   fedaux table [-table main|ablation] [-datasets ...] [-clients ...] [-algos ...] [-seeds N] [-out DIR] [-shard I/N|auto]
@@ -58,6 +60,8 @@ func main() {
 		err = similarityCmd(args, os.Stdout, os.Stderr)
 	case "sweep":
 		err = sweepCmd(args, os.Stdout, os.Stderr)
+	case "scenario":
+		err = scenarioCmd(args, os.Stdout, os.Stderr)
 	case "version", "-version", "--version":
 		fmt.Println("fedaux", presets.Version)
 	case "-h", "-help", "--help", "help":

@@ -103,7 +103,7 @@ func TestRunErrorsNameTheFlag(t *testing.T) {
 		{[]string{"-preset", "sbm", "-score", "dot"}, "-score"},
 		{[]string{"-preset", "sbm", "-seeds", "0"}, "-seeds"},
 		{[]string{"-preset", "cora-10-ref", "-data", "/nonexistent"}, "cora.npz not found"},
-		{[]string{}, "-preset is required"},
+		{[]string{}, "-scenario FILE is required"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -125,7 +125,7 @@ func runError(err error, sr *study.SeedRun) error {
 func (f *runFlags) setMemLimit(p *presets.Preset) error {
 	switch {
 	case f.memLimit != "":
-		n, err := parseBytes(f.memLimit)
+		n, err := presets.ParseBytes(f.memLimit)
 		if err != nil {
 			return fmt.Errorf("-memlimit: %w", err)
 		}
@@ -151,9 +151,6 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 	}
 	if f.resume != "" {
 		return f.resumed(env)
-	}
-	if f.preset == "" {
-		return nil, env, errors.New("run: -preset is required (see 'fedaux presets')")
 	}
 	if f.ckEvery > 0 && f.checkpoint == "" {
 		return nil, env, errors.New("-checkpoint-every: needs -checkpoint FILE")
@@ -197,6 +194,8 @@ func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error)
 	switch {
 	case set["preset"] && f.preset != sr.Cell.Scenario.Name:
 		return nil, env, mismatch("-preset", sr.Cell.Scenario.Name, f.preset)
+	case set["scenario"] || set["set"]:
+		return nil, env, fmt.Errorf("-resume: %s holds its scenario; leave -scenario and -set out", f.resume)
 	case set["seeds"] && f.seeds != sr.Seeds:
 		return nil, env, mismatch("-seeds", sr.Seeds, f.seeds)
 	case set["dropout"] && f.clientDropout != sr.Cell.Dropout:

@@ -21,12 +21,31 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data", "", "data `dir`")
 	partition := fs.String("partition", "", "real data: ref, "+strings.Join(presets.Partitioners(), ", ")+" or label-skew=BETA")
 	seed := fs.Uint64("seed", 42, "seed (synthetic presets)")
+	file := fs.String("scenario", "", "scenario `file` instead of -preset")
+	var sets []string
+	fs.Func("set", "change one key of the scenario, `key=value` (repeatable)", func(v string) error {
+		sets = append(sets, v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	p, err := presets.Get(*name)
-	if err != nil {
-		return fmt.Errorf("-preset: %w", err)
+	var p *presets.Preset
+	var err error
+	switch {
+	case *file != "":
+		if p, err = presets.Load(*file); err != nil {
+			return fmt.Errorf("-scenario: %w", err)
+		}
+	case *name == "":
+		return fmt.Errorf("stats: -preset NAME or -scenario FILE is required")
+	default:
+		if p, err = presets.Lookup(*name); err != nil {
+			return fmt.Errorf("-preset: %w", err)
+		}
+	}
+	if p, err = p.With(sets); err != nil {
+		return fmt.Errorf("-set: %w", err)
 	}
 	sc, err := p.Build(presets.Env{DataDir: presets.DataDir(*dataDir), Partition: *partition}, *seed)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 	"github.com/fedaux/fedaux/sweep"
@@ -46,20 +45,16 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("sweep: unexpected argument %q", f.fs.Arg(0))
 	}
 	switch {
-	case f.preset == "":
-		return fmt.Errorf("sweep: -preset is required (one or several, comma-separated; see 'fedaux presets')")
+	case f.preset == "" && f.scenario == "":
+		return fmt.Errorf("sweep: -preset or -scenario is required (one or several, comma-separated; see 'fedaux presets')")
 	case len(knobs) == 0:
 		return fmt.Errorf("sweep: -grid is required (for example -grid 'alpha=0.1,1,10')")
 	case f.seeds < 1:
 		return fmt.Errorf("-seeds: %d, want >= 1", f.seeds)
 	}
-	var ps []*presets.Preset
-	for _, name := range splitList(f.preset) {
-		p, err := presets.Get(name)
-		if err != nil {
-			return fmt.Errorf("-preset: %w", err)
-		}
-		ps = append(ps, p)
+	ps, err := f.scenarios()
+	if err != nil {
+		return err
 	}
 	base, err := f.apply(sim.DefaultConfig())
 	if err != nil {
@@ -77,7 +72,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := *out
 	if dir == "" {
-		dir = filepath.Join("runs", "sweep-"+strings.Join(splitList(f.preset), "+"))
+		var names []string
+		for _, p := range ps {
+			names = append(names, p.Name)
+		}
+		dir = filepath.Join("runs", "sweep-"+strings.Join(names, "+"))
 	}
 	opts := sweep.Options{
 		Presets: ps, Env: f.env(), Knobs: knobs, Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,

@@ -27,7 +27,7 @@ func TestSweepCmd(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-grid", "alpha=1"}, "-preset is required"},
+		{[]string{"-grid", "alpha=1"}, "-preset or -scenario is required"},
 		{[]string{"-preset", "sbm"}, "-grid is required"},
 		{[]string{"-preset", "sbm", "-grid", "algo=fedavg"}, `"algo" cannot be swept`},
 		{[]string{"-preset", "sbm", "-grid", "sigma=0,1", "-out", dir}, "-grid sigma: 0, want > 0"},

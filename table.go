@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 	"github.com/fedaux/fedaux/table"
@@ -56,7 +59,29 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)
 	}
-	if *clients != "" {
+	if f.scenario != "" {
+		if *datasets != "" || *clients != "" {
+			return errors.New("table: -scenario gives the rows; leave -datasets and -clients out")
+		}
+		ps, err := f.scenarios()
+		if err != nil {
+			return err
+		}
+		opts.Datasets, opts.Clients, opts.Lookup = scenarioGrid(ps)
+	} else if len(f.sets) > 0 {
+		opts.Lookup = func(ds string, k int) (*presets.Preset, error) {
+			p, err := presets.Get(fmt.Sprintf("%s-%d", ds, k))
+			if err != nil {
+				return nil, err
+			}
+			p, err = p.With(f.sets)
+			if err != nil {
+				return nil, fmt.Errorf("-set: %w", err)
+			}
+			return p, nil
+		}
+	}
+	if *clients != "" && f.scenario == "" {
 		if opts.Clients, err = parseInts(*clients); err != nil {
 			return fmt.Errorf("-clients: %w", err)
 		}
@@ -82,6 +107,28 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now), results in %s\n", md, st.Mine, shardNote(sh), st.Reused, st.Ran, opts.Out)
 	return nil
+}
+
+// scenarioGrid lays scenarios out as a table's rows: their names, their
+// client counts, and the lookup of the scenario of a (name, K) cell.
+func scenarioGrid(ps []*presets.Preset) ([]string, []int, func(string, int) (*presets.Preset, error)) {
+	var names []string
+	var ks []int
+	for _, p := range ps {
+		names = append(names, p.Name)
+		if !slices.Contains(ks, p.Spec.Clients) {
+			ks = append(ks, p.Spec.Clients)
+		}
+	}
+	slices.Sort(ks)
+	return names, ks, func(name string, k int) (*presets.Preset, error) {
+		for _, p := range ps {
+			if p.Name == name && p.Spec.Clients == k {
+				return p, nil
+			}
+		}
+		return nil, nil
+	}
 }
 
 // splitList splits a comma-separated list, dropping blanks.

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/fedaux/fedaux/sim"
 )
@@ -56,4 +58,22 @@ func Checksum(path string) (sim.DataFile, error) {
 		return sim.DataFile{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return sim.DataFile{Path: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// ParseBytes reads a size such as 1700MiB, 2GiB or 500000000.
+func ParseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}, {"", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || v <= 0 {
+				break
+			}
+			return int64(v * u.mult), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want a positive size such as 1700MiB or 2GiB", s)
 }

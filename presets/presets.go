@@ -2,8 +2,6 @@ package presets
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,7 +30,8 @@ type Scenario struct {
 	Extra map[string]any
 }
 
-// Preset is a named scenario.
+// Preset is a named scenario: one of the scenario files embedded in the
+// program, a file of the user's (Load), or one built in code.
 type Preset struct {
 	Name        string
 	Description string
@@ -46,38 +45,44 @@ type Preset struct {
 	// `fedaux run` sets for the preset unless the user sets -memlimit or
 	// GOMEMLIMIT.
 	MemLimit int64
-	// files are the paths, relative to the data directory, that Build reads.
-	files []string
-	// refPartition is the reference partition file, relative to the data
-	// directory, of a preset that may use one ("" for the others).
-	refPartition string
+	// Spec is the scenario the preset was made from (nil when built in
+	// code), and Source its file's text.
+	Spec   *Spec
+	Source string
+	// File is the scenario file's path ("" for a preset).
+	File string
+
+	builtin bool // embedded in the program
+	changed bool // changed by With
 }
 
 // ResolvePartition returns how the preset forms its clients under env:
-// "ref" or "multilevel" for a real-data preset (env.Partition, or ref
-// when its reference file is present), "" for a preset with one way only.
+// "ref" (its partition file) or the partitioner ("multilevel",
+// "louvain", "label-skew=0.5", ...) for a scenario on a graph file that
+// may form them more than one way, "" for one with a single way (an
+// SBM's blocks, a partition file without fallback).
 func (p *Preset) ResolvePartition(env Env) string {
-	if p.refPartition == "" {
+	s := p.Spec
+	if s == nil || s.IsSBM() || (s.method() == "file" && s.Partition.Fallback == "" && env.Partition == "") {
 		return ""
 	}
-	if env.Partition != "" {
+	m, err := s.mode(env)
+	if err != nil {
 		return env.Partition
 	}
-	if _, err := os.Stat(filepath.Join(env.DataDir, p.refPartition)); err == nil {
-		return "ref"
-	}
-	return "multilevel"
+	return m
 }
 
-// Available reports whether every data file the preset needs is in the
-// data directory.
+// Available reports whether every data file the preset needs is there.
 func (p *Preset) Available(env Env) bool {
-	for _, f := range p.files {
-		if _, err := os.Stat(filepath.Join(env.DataDir, f)); err != nil {
-			return false
-		}
+	s := p.Spec
+	if s == nil || s.IsSBM() {
+		return true
 	}
-	return true
+	if !exists(s.resolve(s.Graph, env)) {
+		return false
+	}
+	return s.method() != "file" || s.Partition.Fallback != "" || exists(s.resolve(s.Partition.File, env))
 }
 
 var registry = map[string]*Preset{}
@@ -90,7 +95,7 @@ func Get(name string) (*Preset, error) {
 	if p, ok := registry[name]; ok {
 		return p, nil
 	}
-	return nil, fmt.Errorf("unknown preset %q (have %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown preset %q (have %s; or a scenario file ending in .toml)", name, strings.Join(Names(), ", "))
 }
 
 // Names returns the preset names in natural order (cora-5, cora-10, ...).
@@ -142,64 +147,6 @@ func All() []*Preset {
 	return ps
 }
 
-func init() {
-	register(&Preset{
-		Name:        "sbm",
-		Description: "synthetic SBM of the paper's appendix: 3000 nodes, 20 clients in 5 groups of 4, one-hot label features; Cora-10 reference settings",
-		Config:      sim.DefaultConfig,
-		Build:       sbmBuilder(graphio.DefaultSBM, graphio.DefaultTrainFrac, graphio.DefaultTestFrac),
-	})
-	register(&Preset{
-		Name:        "sbm-gauss",
-		Description: "sbm with 10x sparser blocks and Gaussian class features (32-dim, noise 0.3), where accuracy is not pinned at the majority-label rate",
-		Config:      sim.DefaultConfig,
-		Build:       sbmBuilder(gaussSBM, graphio.DefaultTrainFrac, graphio.DefaultTestFrac),
-	})
-	register(&Preset{
-		Name:        "sbm-arxiv",
-		Description: "synthetic stand-in of ogbn-arxiv's size: 169,343 nodes, 40 classes, 128 Gaussian features, mean degree 13.7, 10 clients of ~17,000 nodes; 200 rounds x 2 epochs",
-		Config: func() sim.Config {
-			c := sim.DefaultConfig()
-			c.Rounds, c.Epochs = 200, 2
-			return c
-		},
-		Build: sbmBuilder(graphio.ArxivScaleSBM, graphio.ArxivTrainFrac, graphio.ArxivTestFrac), // ogbn-arxiv's split (spec section 4)
-		// Measured: one round peaks at 3.5 GB of RSS without a limit and
-		// at 1.95 GB with this one, at the same speed.
-		MemLimit: 1700 << 20,
-	})
-	register(&Preset{
-		Name:        "cora-10-ref",
-		Description: "Cora, 10 clients, the exact partition and split of FedAux's published run (82.06 %); spec section 6 settings",
-		Needs:       "cora.npz, cora_fedaux10.npz",
-		files:       []string{"cora.npz", "cora_fedaux10.npz"},
-		Config:      sim.DefaultConfig,
-		Build:       buildCoraRef,
-	})
-}
-
-// gaussSBM is the SBM of spec section 9 with two changes that let a node's
-// own features survive GCN smoothing, so that accuracy is not pinned at
-// the 80 % majority-label rate as it is on the default sbm: every edge
-// probability is ten times lower (mean degree 2 to 11 instead of 22 to
-// 112), and a node's features are its class mean (drawn from N(0, I))
-// plus N(0, 0.3^2 I) noise in 32 dimensions instead of a one-hot label.
-func gaussSBM() graphio.SBMConfig {
-	c := graphio.DefaultSBM()
-	c.Features, c.FeatureDim, c.Noise, c.MeanScale = graphio.GaussianFeatures, 32, 0.3, 1
-	for i := range c.IntraProb {
-		c.IntraProb[i] /= 10
-	}
-	c.InterProb /= 10
-	return c
-}
-
-// sbmBuilder generates an SBM graph for the seed, split into train and
-// test fractions (the rest validation); each block is a client.
-func sbmBuilder(config func() graphio.SBMConfig, trainFr, testFr float64) func(Env, uint64) (*Scenario, error) {
-	return func(_ Env, seed uint64) (*Scenario, error) { return buildSBM(config(), seed, trainFr, testFr) }
-}
-
 func buildSBM(cfg graphio.SBMConfig, seed uint64, trainFr, testFr float64) (*Scenario, error) {
 	cfg.Seed = seed
 	g, block, groups, err := graphio.GenerateSBM(cfg)
@@ -222,67 +169,4 @@ func buildSBM(cfg graphio.SBMConfig, seed uint64, trainFr, testFr float64) (*Sce
 	}
 	sc.Extra, err = nonIIDExtra(sc.Data)
 	return sc, err
-}
-
-// buildCoraRef loads Cora's largest connected component, row-normalises
-// its features, and splits it into the reference code's 10 clients.
-func buildCoraRef(env Env, _ uint64) (*Scenario, error) {
-	const where = "Get cora.npz and cora_fedaux10.npz from the project's shared data (see README, \"More datasets\")."
-	gp, err := need(env.DataDir, "cora.npz", where)
-	if err != nil {
-		return nil, err
-	}
-	pp, err := need(env.DataDir, "cora_fedaux10.npz", where)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := loadWithPartitionFile(gp, pp)
-	if err != nil {
-		return nil, err
-	}
-	sc.Extra, err = nonIIDExtra(sc.Data)
-	return sc, err
-}
-
-// loadWithPartitionFile builds clients from a dataset file and a fixed
-// partition file (nodes, client, split) over its largest component.
-func loadWithPartitionFile(graphPath, partPath string) (*Scenario, error) {
-	full, err := graphio.LoadNPZ(graphPath)
-	if err != nil {
-		return nil, err
-	}
-	g, kept := graphio.LargestComponent(full)
-	g = graphio.RowNormalize(g)
-	nodes, assign, roles, err := graphio.LoadPartition(partPath, full)
-	if err != nil {
-		return nil, err
-	}
-	if len(nodes) != len(kept) {
-		return nil, fmt.Errorf("%s: %d nodes, but the largest component of %s has %d", partPath, len(nodes), graphPath, len(kept))
-	}
-	for i := range nodes {
-		if nodes[i] != kept[i] {
-			return nil, fmt.Errorf("%s: node %d is %d, but the largest component of %s has %d there", partPath, i, nodes[i], graphPath, kept[i])
-		}
-	}
-	k := 0
-	for _, c := range assign {
-		k = max(k, c+1)
-	}
-	clients, err := graphio.Partition(g, assign, roles, k)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", partPath, err)
-	}
-	sc := &Scenario{
-		Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses},
-		Partition: fmt.Sprintf("ref %s, edge cut %d", partPath, graphio.EdgeCut(g, assign)),
-	}
-	for _, p := range []string{graphPath, partPath} {
-		f, err := Checksum(p)
-		if err != nil {
-			return nil, err
-		}
-		sc.Files = append(sc.Files, f)
-	}
-	return sc, nil
 }

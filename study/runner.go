@@ -102,14 +102,18 @@ func (e *AbortedError) Unwrap() error { return e.Err }
 // checkpointState is what a Runner keeps in a checkpoint (sim.Meta.App):
 // the cell in flight and how its scenario was built.
 type checkpointState struct {
-	Key       string            `json:"key"`
-	Scenario  string            `json:"scenario"`
-	DataDir   string            `json:"data_dir"`
-	Partition string            `json:"partition,omitempty"`
-	Files     []sim.DataFile    `json:"files,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
-	Elapsed   float64           `json:"elapsed"`
-	Study     json.RawMessage   `json:"study,omitempty"`
+	Key      string `json:"key"`
+	Scenario string `json:"scenario"`
+	// ScenarioFile and ScenarioText are the scenario file of a scenario
+	// that is not a preset as shipped (a file, or a preset with -set).
+	ScenarioFile string            `json:"scenario_file,omitempty"`
+	ScenarioText string            `json:"scenario_text,omitempty"`
+	DataDir      string            `json:"data_dir"`
+	Partition    string            `json:"partition,omitempty"`
+	Files        []sim.DataFile    `json:"files,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Elapsed      float64           `json:"elapsed"`
+	Study        json.RawMessage   `json:"study,omitempty"`
 }
 
 // Run runs the cells of the shard that the store does not hold, in
@@ -357,6 +361,7 @@ func (r *Runner) resume(c *Cell, ck *sim.Checkpoint, st *checkpointState, path s
 // save checkpoints e, the cell c, to path.
 func (r *Runner) save(e *sim.Engine, c *Cell, sc *presets.Scenario, path string, elapsed time.Duration) error {
 	st := checkpointState{Key: c.Key(), Scenario: c.Scenario.Name, DataDir: r.Env.DataDir, Partition: c.Partition,
+		ScenarioFile: scenarioFile(c.Scenario), ScenarioText: scenarioText(c.Scenario),
 		Files: sc.Files, Labels: c.Labels, Elapsed: elapsed.Seconds()}
 	if r.State != nil {
 		var err error
@@ -388,4 +393,20 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// scenarioFile and scenarioText are what a checkpoint keeps of a scenario
+// that its name alone does not give back.
+func scenarioFile(p *presets.Preset) string {
+	if p.Fingerprint() == "" {
+		return ""
+	}
+	return p.File
+}
+
+func scenarioText(p *presets.Preset) string {
+	if p.Fingerprint() == "" {
+		return ""
+	}
+	return p.Spec.Render()
 }

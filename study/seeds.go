@@ -116,7 +116,12 @@ func ResumeSeedRun(path string, lookup func(string) (*presets.Preset, error)) (*
 	if err := json.Unmarshal(ck.Meta.App, &st); err != nil || json.Unmarshal(st.Study, &prog) != nil || prog.Seeds < 1 {
 		return nil, presets.Env{}, fmt.Errorf("%s was not written by 'fedaux run'", path)
 	}
-	p, err := lookup(st.Scenario)
+	var p *presets.Preset
+	if st.ScenarioText != "" {
+		p, err = presets.FromSource(st.Scenario, st.ScenarioFile, st.ScenarioText)
+	} else {
+		p, err = lookup(st.Scenario)
+	}
 	if err != nil {
 		return nil, presets.Env{}, fmt.Errorf("%s: %w", path, err)
 	}

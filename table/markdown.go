@@ -69,6 +69,10 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 		for _, a := range o.Algos {
 			fmt.Fprintf(&body, "| %s |", displayName(a))
 			for _, k := range o.Clients {
+				if g.byPos[pos{ds, k, a, o.Seed}] == nil { // no such scenario
+					body.WriteString(" – |")
+					continue
+				}
 				var accs []float64
 				var name string
 				for i := 0; i < o.Seeds; i++ {

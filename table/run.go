@@ -58,7 +58,8 @@ type Options struct {
 	// Interrupts, when not nil, stop the table at a round boundary; the
 	// run in flight is checkpointed in Out/checkpoints and resumes there.
 	Interrupts *study.Interrupts
-	// Lookup finds the preset of a cell; nil means presets.Get("<dataset>-<clients>").
+	// Lookup finds the preset of a cell, or nil (and no error) when there
+	// is none; nil means presets.Get("<dataset>-<clients>").
 	Lookup func(dataset string, clients int) (*presets.Preset, error)
 }
 
@@ -108,6 +109,9 @@ func (o *Options) grid() (*grid, error) {
 				p, err := o.preset(ds, k)
 				if err != nil {
 					return nil, fmt.Errorf("table: %w", err)
+				}
+				if p == nil { // Lookup has no scenario of k clients for ds
+					continue
 				}
 				if i == 0 && !p.Available(o.Env) {
 					g.missing = append(g.missing, p.Name)
