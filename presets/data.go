@@ -36,15 +36,6 @@ func DataDir(flagValue string) string {
 	return "data"
 }
 
-// need returns the path of a data file in dir, or an error that names
-// the file and says where to get it.
-func need(dir, name, getIt string) (string, error) {
-	p := filepath.Join(dir, name)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("data file %s not found (data directory %s; set -data or FEDAUX_DATA). %s", p, dir, getIt)
-	}
-	return p, nil
-}
 
 // Checksum returns the file's path and sha256 for the run log.
 func Checksum(path string) (sim.DataFile, error) {
