@@ -188,6 +188,7 @@ func TestProcessReliability(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	t.Run("interrupt and resume", func(t *testing.T) { interruptResume(t, bin) })
+	t.Run("scenario file resumes without the file", func(t *testing.T) { scenarioResume(t, bin) })
 	t.Run("second interrupt aborts", func(t *testing.T) { secondInterrupt(t, bin) })
 	t.Run("kill -9", func(t *testing.T) { killRepeatedly(t, bin) })
 }
@@ -237,6 +238,41 @@ func interruptResume(t *testing.T, bin string) {
 	t.Logf("uninterrupted: %s", meanLine(ref.stdout.String()))
 	if runLog, _ := readLog(t, logPath); !reflect.DeepEqual(runLog, refLog) {
 		t.Errorf("log after two interrupts (%d lines) differs from the uninterrupted log (%d lines)", len(runLog), len(refLog))
+	}
+}
+
+// scenarioResume interrupts a run of a scenario file changed by -set,
+// deletes the file, and resumes from the checkpoint alone: the checkpoint
+// keeps the scenario, and the result equals an uninterrupted run's.
+func scenarioResume(t *testing.T, bin string) {
+	dir := t.TempDir()
+	text := "clients = 6\n[sbm]\nnodes = 600\ngroups = 2\nintra = [0.02, 0.05]\nclasses = 2\nfeatures = \"gaussian\"\n[run]\nrounds = 30\nhidden = 16\n"
+	if err := os.WriteFile(filepath.Join(dir, "two.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-scenario", "two.toml", "-set", "purity=0.7", "-json", "-workers", "2"}
+	ref := start(t, bin, dir, args...)
+	if code := ref.wait(t); code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", code, ref.stderr.String())
+	}
+	p := start(t, bin, dir, append(args, "-log", "run.jsonl", "-checkpoint", "run.ckpt")...)
+	waitRounds(t, p, filepath.Join(dir, "run.jsonl"), 42, 5)
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code == 0 {
+		t.Fatalf("interrupted run: exit 0\n%s", p.stderr.String())
+	}
+	if err := os.Remove(filepath.Join(dir, "two.toml")); err != nil {
+		t.Fatal(err)
+	}
+	p = start(t, bin, dir, "-resume", "run.ckpt", "-json")
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("resumed run: exit %d\n%s", code, p.stderr.String())
+	}
+	got, want := summary(t, p.stdout.String()), summary(t, ref.stdout.String())
+	if !reflect.DeepEqual(got, want) || got["preset"] != "two" {
+		t.Errorf("resumed summary\n%v\nuninterrupted\n%v", got, want)
 	}
 }
 

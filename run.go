@@ -252,12 +252,25 @@ func printMatrix(w io.Writer, name string, s [][]float64) {
 }
 
 func presetsCmd(w io.Writer) error {
-	for _, p := range presets.All() {
+	line := func(p *presets.Preset) {
 		needs := "no data"
 		if p.Needs != "" {
 			needs = "needs " + p.Needs
 		}
 		fmt.Fprintf(w, "%-14s %s [%s]\n", p.Name, p.Description, needs)
+	}
+	for _, p := range presets.All() {
+		line(p)
+	}
+	ps, errs := presets.LoadDir("scenarios")
+	if len(ps)+len(errs) > 0 {
+		fmt.Fprintln(w, "\nscenario files in scenarios/ (run with -scenario scenarios/NAME.toml):")
+	}
+	for _, p := range ps {
+		line(p)
+	}
+	for _, err := range errs {
+		fmt.Fprintf(w, "%-14s %v\n", "(unreadable)", err)
 	}
 	return nil
 }

@@ -60,12 +60,21 @@ func NewEngine(p *Preset, env Env, cfg sim.Config, log *sim.RunLog) (*sim.Engine
 
 // Header returns the run line of an engine on preset p: the engine's
 // settings with the version, the preset, and the scenario's partition,
-// data files and extras (when sc is not nil), started at t.
+// data files and extras (when sc is not nil), started at t. The run line
+// of a scenario that is not a preset as shipped also holds the scenario's
+// file text ("scenario") and path ("scenario_file").
 func Header(p *Preset, sc *Scenario, e *sim.Engine, t time.Time) sim.RunHeader {
 	h := e.Header()
 	h.Version, h.Preset = Version, p.Name
 	if sc != nil {
 		h.Partition, h.Data, h.Extra = sc.Partition, sc.Files, sc.Extra
+	}
+	if p.Fingerprint() != "" { // not a preset as shipped: log the scenario itself
+		extra := map[string]any{"scenario": p.Spec.Render(), "scenario_file": p.File}
+		for k, v := range h.Extra {
+			extra[k] = v
+		}
+		h.Extra = extra
 	}
 	h.Started = t.UTC().Format(time.RFC3339)
 	return h
