@@ -36,7 +36,6 @@ func DataDir(flagValue string) string {
 	return "data"
 }
 
-
 // Checksum returns the file's path and sha256 for the run log.
 func Checksum(path string) (sim.DataFile, error) {
 	f, err := os.Open(path)
