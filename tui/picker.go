@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"charm.land/bubbles/v2/list"
@@ -69,9 +70,12 @@ func newPicker(st *Styles, all []*presets.Preset, current *presets.Preset) picke
 	return p
 }
 
+// pickerKeys is the picker's key hint, after its title.
+const pickerKeys = " (enter: load · esc: back · /: filter)"
+
 // SetDir names the directory whose scenario files the list shows.
 func (p *pickerModel) SetDir(dir string) {
-	p.list.Title = "choose a preset or a scenario file of " + filepath.Clean(dir) + "/ (enter: load · esc: back · /: filter)"
+	p.list.Title = "choose a preset or a scenario file of " + filepath.Clean(dir) + "/" + pickerKeys
 }
 
 // selectCurrent highlights the preset the console runs: its file, or
@@ -108,9 +112,25 @@ func (p *pickerModel) addFiles(msg scenarioFilesMsg) tea.Cmd {
 			items = append(items, it)
 		}
 	}
+	switch n, bad := len(msg.files), len(msg.errs); {
+	case n+bad == 0:
+		p.list.Title = "choose a preset (no scenario files in " + msg.dir + "/)" + pickerKeys
+	case bad == 0:
+		p.list.Title = fmt.Sprintf("choose a preset; first %s of %s/", files(n), msg.dir) + pickerKeys
+	default:
+		p.list.Title = fmt.Sprintf("choose a preset; first %s of %s/ (%d broken)", files(n+bad), msg.dir, bad) + pickerKeys
+	}
 	cmd := p.list.SetItems(items)
 	p.selectCurrent()
 	return cmd
+}
+
+// files is "1 scenario file" or "n scenario files".
+func files(n int) string {
+	if n == 1 {
+		return "1 scenario file"
+	}
+	return fmt.Sprintf("%d scenario files", n)
 }
 
 // SetSize sets the list's size.

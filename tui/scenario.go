@@ -143,7 +143,7 @@ func (f *scenarioForm) field(k string) *formField {
 
 // Column widths of the panel.
 const (
-	keyW   = 18 // the widest key, partition.fallback, and a space
+	keyW   = 19 // the widest key, partition.fallback, and a space
 	inputW = 24
 )
 
@@ -300,6 +300,9 @@ func (f *scenarioForm) Valid() bool {
 // Update handles moving between fields and forwards other messages to
 // the focused input; every change is checked at once.
 func (f scenarioForm) Update(msg tea.Msg) (scenarioForm, tea.Cmd) {
+	if len(f.shown) == 0 {
+		return f, nil
+	}
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, f.keys.Next):
@@ -307,9 +310,6 @@ func (f scenarioForm) Update(msg tea.Msg) (scenarioForm, tea.Cmd) {
 		case key.Matches(k, f.keys.Prev):
 			return f, f.moveTo((f.focus + len(f.shown) - 1) % len(f.shown))
 		}
-	}
-	if len(f.shown) == 0 {
-		return f, nil
 	}
 	fd := f.fields[f.shown[f.focus]]
 	before := fd.input.Value()

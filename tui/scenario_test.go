@@ -347,6 +347,9 @@ func TestPickerScenarioFiles(t *testing.T) {
 	}
 }
 
+// focusRow is how the panel shows key k with value v when it has the focus.
+func focusRow(k, v string) string { return "› " + k + strings.Repeat(" ", keyW-len(k)) + v }
+
 // logged reports whether a line of m's log contains s.
 func logged(m *Model, s string) bool {
 	return slices.ContainsFunc(m.events, func(e event) bool { return strings.Contains(e.text, s) })
@@ -368,7 +371,7 @@ func TestFlowScenario(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	tm.Type("12")
 	o.waitFor(t, tm, "the inline error", func(o *observer) bool {
-		return strings.Contains(o.screen, "› sbm.groups        12") && strings.Contains(o.screen, "✗ 12, want 1..clients = 6")
+		return strings.Contains(o.screen, focusRow("sbm.groups", "12")) && strings.Contains(o.screen, "✗ 12, want 1..clients = 6")
 	})
 	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	tm.Type("3")
@@ -386,7 +389,7 @@ func TestFlowScenario(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	tm.Type("9")
 	o.waitFor(t, tm, "a valid form", func(o *observer) bool {
-		return strings.Contains(o.screen, "› clients           9") && !strings.Contains(o.screen, "✗")
+		return strings.Contains(o.screen, focusRow("clients", "9")) && !strings.Contains(o.screen, "✗")
 	})
 	tm.Send(keyMsg("enter"))
 	o.waitFor(t, tm, "the new engine", func(o *observer) bool { return o.logged("9 clients: ready") && !o.busy })
