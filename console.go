@@ -17,9 +17,11 @@ import (
 
 // tuiCmd opens the console: `fedaux tui [-preset NAME] [run flags]`, and
 // plain `fedaux` on the sbm preset. -export names the directory the
-// export prompt proposes.
+// export prompt proposes, -scenarios the directory of scenario files the
+// preset list shows.
 func tuiCmd(args []string, stderr io.Writer) error {
 	f := newRunFlags("tui", "sbm", stderr)
+	scenarioDir := f.fs.String("scenarios", tui.DefaultScenarioDir, "`dir`ectory whose scenario files (*.toml) the console's preset list (P) shows beside the built-in presets")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func tuiCmd(args []string, stderr io.Writer) error {
 		dir = ""
 	}
 	return tui.Run(tui.Options{
-		Preset: p, Config: cfg, Env: f.env(), Log: log, ExportDir: dir,
+		Preset: p, Config: cfg, Env: f.env(), Log: log, ExportDir: dir, ScenarioDir: *scenarioDir,
 		NoColor: os.Getenv("NO_COLOR") != "",
 	})
 }

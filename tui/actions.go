@@ -24,6 +24,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case picking:
 		return m.pickerKey(msg)
+	case editing:
+		return m.scenarioKey(msg)
 	case helping:
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit()
@@ -88,9 +90,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reset):
 		return m.reset()
 	case key.Matches(msg, k.Preset):
-		m.picker = newPicker(m.styles, presets.All(), m.preset.Name)
-		m.screen = picking
-		m.resize()
+		return m.openPicker()
+	case key.Matches(msg, k.Scenario):
+		return m.openScenario()
 	case key.Matches(msg, k.Matrix):
 		if name := m.heat.NextSource(); name == "" {
 			m.logf(false, "no round yet: the heat map has no matrix to switch to")
@@ -169,6 +171,9 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.screen = dashboard
 			p := m.picker.Selected()
 			if p == nil {
+				if err := m.picker.SelectedError(); err != nil {
+					m.logf(true, "%v", err)
+				}
 				return nil
 			}
 			c := p.Config()
@@ -293,6 +298,7 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 		return nil
 	}
 	m.act = idle
+	m.scenarioBuilt(msg.err)
 	if msg.err != nil {
 		m.logf(true, "%v", msg.err)
 		return nil

@@ -5,6 +5,7 @@ import "charm.land/bubbles/v2/key"
 // keyMap is every key the console answers to; the help view lists them.
 type keyMap struct {
 	Step, Step10, Run, Reset, Preset          key.Binding
+	Scenario                                  key.Binding
 	AlphaUp, AlphaDown, SetAlpha              key.Binding
 	SigmaUp, SigmaDown, SetSigma              key.Binding
 	PartnersUp, PartnersDown, SetPartners     key.Binding
@@ -27,6 +28,7 @@ func defaultKeys() keyMap {
 		Run:          b("space", "run/pause", "space", "p"),
 		Reset:        b("r", "reset, new seed", "r"),
 		Preset:       b("P", "choose preset", "P"),
+		Scenario:     b("S", "edit scenario", "S"),
 		AlphaUp:      b("+", "alpha up", "+", "="),
 		AlphaDown:    b("-", "alpha down", "-", "_"),
 		SetAlpha:     b("a", "type alpha", "a"),
@@ -82,7 +84,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 func (k keyMap) helpBlocks() [][][]key.Binding {
 	return [][][]key.Binding{
 		{
-			{k.Step, k.Step10, k.Run, k.Reset, k.Preset},
+			{k.Step, k.Step10, k.Run, k.Reset, k.Preset, k.Scenario},
 			{k.AlphaUp, k.AlphaDown, k.SetAlpha, k.SigmaUp, k.SigmaDown},
 			{k.SetSigma, k.PartnersUp, k.PartnersDown, k.SetPartners},
 		},

@@ -25,6 +25,10 @@ type Options struct {
 	// Log, when set, receives the run log of every engine the console
 	// builds (a run line per reset).
 	Log *sim.RunLog
+	// ScenarioDir is the directory whose scenario files (*.toml) the
+	// preset list shows beside the built-in presets; empty means the
+	// working directory's scenarios/ (DefaultScenarioDir).
+	ScenarioDir string
 	// ExportDir is the directory the export prompt proposes; empty means
 	// ./runs/<preset>-<timestamp>.
 	ExportDir string
@@ -44,6 +48,7 @@ const (
 	picking          // the preset picker
 	prompting        // a value prompt at the bottom of the dashboard
 	helping          // the full help
+	editing          // the scenario panel
 )
 
 // Model is the console's root model. It owns the engine and the copies of
@@ -100,6 +105,7 @@ type Model struct {
 	heat   heatModel
 	prompt promptModel
 	picker pickerModel
+	scen   scenarioForm
 	help   help.Model
 }
 
@@ -129,6 +135,7 @@ func New(opts Options) (*Model, error) {
 	}
 	m.hdr.styles, m.bars.styles, m.chart.styles, m.heat.styles = m.styles, m.styles, m.styles, m.styles
 	m.prompt = newPrompt(m.styles)
+	m.scen = newScenarioForm(m.styles)
 	m.help = help.New()
 	m.help.Styles = st.Help
 	m.help.FullSeparator = "  "
@@ -240,6 +247,8 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 		m.prompt, cmd = m.prompt.Update(msg)
 	case picking:
 		m.picker, cmd = m.picker.Update(msg)
+	case editing:
+		m.scen, cmd = m.scen.Update(msg)
 	}
 	return cmd
 }

@@ -1,38 +1,61 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/presets"
 )
 
-// presetItem is a preset in the picker.
+// presetItem is a preset in the picker: a built-in one, or a scenario
+// file (titled with its file name, ending in .toml).
 type presetItem struct{ p *presets.Preset }
 
 // Title, Description and FilterValue make presetItem a list.DefaultItem.
-func (i presetItem) Title() string { return i.p.Name }
-func (i presetItem) Description() string {
-	if i.p.Needs != "" {
-		return i.p.Description + " [needs " + i.p.Needs + "]"
+func (i presetItem) Title() string {
+	if i.p.File != "" {
+		return filepath.Base(i.p.File)
 	}
-	return i.p.Description
+	return i.p.Name
 }
-func (i presetItem) FilterValue() string { return i.p.Name }
+func (i presetItem) Description() string {
+	d := i.p.Description
+	if i.p.Needs != "" {
+		d += " [needs " + i.p.Needs + "]"
+	}
+	if i.p.File != "" {
+		d = "file " + i.p.File + " · " + d
+	}
+	return d
+}
+func (i presetItem) FilterValue() string { return i.p.Name + " " + i.p.File }
 
-// pickerModel chooses a preset from a list (bubbles list).
+// badFileItem is a scenario file that does not parse: listed with its
+// error, never loaded.
+type badFileItem struct {
+	path string
+	err  error
+}
+
+func (i badFileItem) Title() string       { return filepath.Base(i.path) + " ✗" }
+func (i badFileItem) Description() string { return "✗ " + i.err.Error() }
+func (i badFileItem) FilterValue() string { return i.path }
+
+// pickerModel chooses a preset or a scenario file from a list (bubbles
+// list).
 type pickerModel struct {
-	list list.Model
+	list    list.Model
+	current *presets.Preset
 }
 
-func newPicker(st *Styles, all []*presets.Preset, current string) pickerModel {
+func newPicker(st *Styles, all []*presets.Preset, current *presets.Preset) pickerModel {
 	items := make([]list.Item, len(all))
-	sel := 0
 	for i, p := range all {
 		items[i] = presetItem{p}
-		if p.Name == current {
-			sel = i
-		}
 	}
 	d := list.NewDefaultDelegate()
 	d.Styles = st.ListItems
@@ -42,8 +65,72 @@ func newPicker(st *Styles, all []*presets.Preset, current string) pickerModel {
 	l.SetShowHelp(false)
 	l.SetStatusBarItemName("preset", "presets")
 	l.DisableQuitKeybindings()
-	l.Select(sel)
-	return pickerModel{list: l}
+	p := pickerModel{list: l, current: current}
+	p.selectCurrent()
+	return p
+}
+
+// pickerKeys is the picker's key hint, after its title.
+const pickerKeys = " (enter: load · esc: back · /: filter)"
+
+// SetDir names the directory whose scenario files the list shows.
+func (p *pickerModel) SetDir(dir string) {
+	p.list.Title = "choose a preset or a scenario file of " + filepath.Clean(dir) + "/" + pickerKeys
+}
+
+// selectCurrent highlights the preset the console runs: its file, or
+// the built-in preset of its name.
+func (p *pickerModel) selectCurrent() {
+	if p.current == nil {
+		return
+	}
+	for i, it := range p.list.Items() {
+		if pi, ok := it.(presetItem); ok && pi.p.File == p.current.File && pi.p.Name == p.current.Name {
+			p.list.Select(i)
+			return
+		}
+	}
+}
+
+// addFiles puts a directory's scenario files, and those that do not
+// parse with their errors, before the built-in presets.
+func (p *pickerModel) addFiles(msg scenarioFilesMsg) tea.Cmd {
+	var items []list.Item
+	for _, f := range msg.files {
+		items = append(items, presetItem{f})
+	}
+	for _, err := range msg.errs {
+		path := msg.dir
+		var se *presets.SpecError
+		if errors.As(err, &se) && se.File != "" {
+			path = se.File
+		}
+		items = append(items, badFileItem{path, err})
+	}
+	for _, it := range p.list.Items() {
+		if pi, ok := it.(presetItem); ok && pi.p.File == "" {
+			items = append(items, it)
+		}
+	}
+	switch n, bad := len(msg.files), len(msg.errs); {
+	case n+bad == 0:
+		p.list.Title = "choose a preset (no scenario files in " + msg.dir + "/)" + pickerKeys
+	case bad == 0:
+		p.list.Title = fmt.Sprintf("choose a preset; first %s of %s/", files(n), msg.dir) + pickerKeys
+	default:
+		p.list.Title = fmt.Sprintf("choose a preset; first %s of %s/ (%d broken)", files(n+bad), msg.dir, bad) + pickerKeys
+	}
+	cmd := p.list.SetItems(items)
+	p.selectCurrent()
+	return cmd
+}
+
+// files is "1 scenario file" or "n scenario files".
+func files(n int) string {
+	if n == 1 {
+		return "1 scenario file"
+	}
+	return fmt.Sprintf("%d scenario files", n)
 }
 
 // SetSize sets the list's size.
@@ -61,8 +148,21 @@ func (p pickerModel) Selected() *presets.Preset {
 	return nil
 }
 
-// Update forwards a message to the list.
+// SelectedError returns why the highlighted scenario file cannot be
+// loaded (nil for a preset).
+func (p pickerModel) SelectedError() error {
+	if it, ok := p.list.SelectedItem().(badFileItem); ok {
+		return it.err
+	}
+	return nil
+}
+
+// Update forwards a message to the list; it takes the scenario files
+// read for it.
 func (p pickerModel) Update(msg tea.Msg) (pickerModel, tea.Cmd) {
+	if msg, ok := msg.(scenarioFilesMsg); ok {
+		return p, p.addFiles(msg)
+	}
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
 	return p, cmd

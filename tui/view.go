@@ -92,6 +92,7 @@ func (m *Model) resize() {
 	if m.screen == picking {
 		m.picker.SetSize(m.width, l.bodyH+l.eventsH)
 	}
+	m.scen.SetSize(m.width, l.bodyH)
 }
 
 // View implements tea.Model.
@@ -111,6 +112,8 @@ func (m *Model) Render() string {
 	switch m.screen {
 	case picking:
 		parts = append(parts, fit(m.picker.View(), w, l.bodyH+l.eventsH))
+	case editing:
+		parts = append(parts, fit(m.scen.View(), w, l.bodyH), fit(m.eventsView(l.eventsH), w, l.eventsH))
 	case helping:
 		body := m.styles.Title.Render("keys")
 		for _, b := range m.keys.helpBlocks() {
@@ -175,6 +178,9 @@ func (m *Model) eventsView(n int) string {
 func (m *Model) footer() string {
 	if m.screen == prompting {
 		return m.prompt.View()
+	}
+	if m.screen == editing {
+		return m.help.ShortHelpView(m.scen.keys.ShortHelp())
 	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
