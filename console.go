@@ -16,10 +16,10 @@ import (
 )
 
 // tuiCmd opens the console: `fedaux tui [-preset NAME] [run flags]`, and
-// plain `fedaux` on the sbm preset. -export names the directory the
+// plain `fedaux` on presets.Default. -export names the directory the
 // export prompt proposes.
 func tuiCmd(args []string, stderr io.Writer) error {
-	f := newRunFlags("tui", "sbm", stderr)
+	f := newRunFlags("tui", presets.Default, stderr)
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
