@@ -16,11 +16,11 @@ import (
 )
 
 // tuiCmd opens the console: `fedaux tui [-preset NAME] [run flags]`, and
-// plain `fedaux` on the sbm preset. -export names the directory the
+// plain `fedaux` on presets.Default. -export names the directory the
 // export prompt proposes, -scenarios the directory of scenario files the
 // preset list shows.
 func tuiCmd(args []string, stderr io.Writer) error {
-	f := newRunFlags("tui", "sbm", stderr)
+	f := newRunFlags("tui", presets.Default, stderr)
 	scenarioDir := f.fs.String("scenarios", tui.DefaultScenarioDir, "`dir`ectory whose scenario files (*.toml) the console's preset list (P) shows beside the built-in presets")
 	if err := f.fs.Parse(args); err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 const usage = `fedaux: personalised subgraph federated learning, round by round.
 
 Usage:
-  fedaux                            the console on the sbm preset
+  fedaux                            the console on the sbm-gauss preset
   fedaux tui [-preset NAME] [flags] the console: step rounds, watch clients, tweak alpha and sigma
   fedaux run -preset NAME [flags]   headless run; progress on stderr, summary on stdout
             -scenario FILE          ... on a scenario file instead; -set KEY=VALUE changes one key (any command)

@@ -85,6 +85,13 @@ func (p *Preset) Available(env Env) bool {
 	return s.method() != "file" || s.Partition.Fallback != "" || exists(s.resolve(s.Partition.File, env))
 }
 
+// Default is the preset the console opens on when none is named
+// (`fedaux` with no arguments): a synthetic scenario, so no data file is
+// needed, where the clients' groups show in the heat map and the
+// algorithms differ in accuracy (README, "The console", has the
+// measurements that chose it).
+const Default = "sbm-gauss"
+
 var registry = map[string]*Preset{}
 
 func register(p *Preset) { registry[p.Name] = p }

@@ -111,6 +111,7 @@ func (c *chartModel) render() string {
 	maxX := float64(max(10, n))
 	lc := c.canvas(h, maxX, lo, hi)
 	lc.DrawXYAxisAndLabel()
+	c.drawRoundLabels(lc, int(maxX))
 	// Knob markers under the data.
 	for i, k := range c.controls {
 		if i+1 < len(c.controls) && c.controls[i+1].Round == k.Round {
@@ -192,13 +193,87 @@ func canvasView(cv *canvas.Model) string {
 func (c *chartModel) canvas(h int, maxX, lo, hi float64) *linechart.Model {
 	st := c.styles
 	label := func(_ int, v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	// The x axis's labels are drawn by drawRoundLabels: ntcharts labels
+	// evenly spaced columns with the rounded value there, which skips
+	// rounds (1 2 3 4 6 7 on a 10-round axis).
+	none := func(int, float64) string { return "" }
 	lc := linechart.New(c.width, h, 1, maxX, lo, hi,
-		linechart.WithXYSteps(max(4, c.width/8), max(1, h/3)),
+		linechart.WithXYSteps(1, max(1, h/3)),
 		linechart.WithStyles(st.Axis, st.Label, st.Test),
 		linechart.WithYLabelFormatter(label),
-		linechart.WithXLabelFormatter(label),
+		linechart.WithXLabelFormatter(none),
 	)
 	return &lc
+}
+
+// roundTicks returns the rounds to label on an axis of rounds 1..maxX
+// drawn over cols columns: the first round and every multiple of the
+// smallest step of 1, 5, 10, 20, 50, 100, 200, 500, ... that leaves each
+// label at least one label's width plus two columns of room, so that
+// the labels are evenly spaced integers (1 5 10 15 or 1 10 20 30, never
+// 1 3 6 8). A multiple too close to round 1 (less than a label's width
+// plus one away) is dropped.
+func roundTicks(maxX, cols int) []int {
+	if maxX < 1 || cols < 1 {
+		return nil
+	}
+	if maxX == 1 {
+		return []int{1}
+	}
+	width := len(strconv.Itoa(maxX))
+	colsPer := float64(cols-1) / float64(maxX-1) // columns per round
+	step := 1
+	for _, s := range niceSteps(maxX) {
+		step = s
+		if float64(s)*colsPer >= float64(2*width+2) {
+			break
+		}
+	}
+	ticks := []int{1}
+	for r := step; r <= maxX; r += step {
+		if r == 1 {
+			continue
+		}
+		if float64(r-1)*colsPer < float64(width+1) {
+			continue // would touch the label of round 1
+		}
+		ticks = append(ticks, r)
+	}
+	return ticks
+}
+
+// niceSteps returns 1, 5, 10, 20, 50, 100, ... up to the first step of at
+// least maxX.
+func niceSteps(maxX int) []int {
+	steps := []int{1, 5}
+	for s := 10; ; s *= 10 {
+		steps = append(steps, s, 2*s, 5*s)
+		if s >= maxX {
+			return steps
+		}
+	}
+}
+
+// drawRoundLabels writes roundTicks under the x axis, each centred on the
+// column of its round (the column DrawRune puts the round's points in),
+// and kept inside the canvas.
+func (c *chartModel) drawRoundLabels(lc *linechart.Model, maxX int) {
+	gw := lc.GraphWidth()
+	y := lc.Origin().Y + 1
+	if gw < 2 || y >= lc.Canvas.Height() {
+		return
+	}
+	next := 0 // first column free for a label
+	for _, r := range roundTicks(maxX, gw) {
+		s := strconv.Itoa(r)
+		col := lc.Origin().X + 1 + int(math.Round(float64(r-1)*float64(gw-1)/float64(max(1, maxX-1))))
+		x := min(col-(len(s)-1)/2, lc.Canvas.Width()-len(s))
+		if x < next {
+			continue
+		}
+		lc.Canvas.SetStringWithStyle(canvas.Point{X: x, Y: y}, s, c.styles.Label)
+		next = x + len(s) + 1
+	}
 }
 
 // knobSymbol is the marker's head: α (alpha or auto α's partners), σ,

@@ -7,9 +7,11 @@
 //
 // The heat map tells the truth about nearly equal similarities: it shows
 // any matrix the engine computes (every signature's similarity, the mixing
-// weights, the ground truth) on its raw scale by default, with the true
-// minimum and maximum in its legend, and stretched over the off-diagonal
-// range on request. The header shows how far the weights are from uniform.
+// weights, the ground truth) on its raw scale, with the true minimum and
+// maximum in its legend, unless its off-diagonal entries span less than
+// 1 % of that scale: then it starts stretched over the off-diagonal range,
+// and the legend says so ("auto"). z chooses a scale for good. The header
+// shows how far the weights are from uniform.
 //
 // The root Model switches between the dashboard, the preset picker, the
 // value prompts and the help screen, and forwards messages to one small

@@ -87,10 +87,11 @@ func TestEndToEnd(t *testing.T) {
 	s.waitScreen("the alpha change", "α 10→11", "alpha 10 → 11 from round 4")
 	s.keys("n")
 	s.waitScreen("round 4 with alpha 11", "round 4/100", "α 11 ")
+	s.waitScreen("the rule's stretched scale", "apv  stretched 0.9999", "auto: span")
 	s.keys("z")
-	s.waitScreen("the stretched scale", "apv  stretched 0.9999", "heat map stretched")
+	s.waitScreen("the raw scale", "apv  raw -1 ", "heat map on the raw scale")
 	s.keys("z")
-	s.waitScreen("the raw scale", "apv  raw -1 ")
+	s.waitScreen("the stretched scale", "apv  stretched 0.9999", "heat map stretched over")
 
 	s.keys("e")
 	s.waitScreen("the export prompt", "export to directory", dir)

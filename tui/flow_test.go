@@ -168,14 +168,21 @@ func TestFlowExport(t *testing.T) {
 	checkExport(t, dir, 2, m.k)
 }
 
-// TestFlowScale toggles the heat map's scale: the legend says stretched
-// and shows the off-diagonal range, then raw again.
+// TestFlowScale toggles the heat map's scale: sbm's APV cosines open
+// stretched by the rule (the legend says stretched, shows the
+// off-diagonal range and "auto"); z goes raw, and z again stretched.
 func TestFlowScale(t *testing.T) {
 	m, tm, o := start(t, 120, 40)
 	tm.Send(keyMsg("n"))
-	o.waitFor(t, tm, "round 1", func(o *observer) bool { return o.round == 1 && !o.busy && strings.Contains(o.screen, "apv  raw -1 ") })
+	o.waitFor(t, tm, "round 1", func(o *observer) bool {
+		return o.round == 1 && !o.busy && strings.Contains(o.screen, "apv  stretched ") && strings.Contains(o.screen, "auto: ")
+	})
 	tm.Send(keyMsg("z"))
-	o.waitFor(t, tm, "the stretched legend", func(o *observer) bool { return strings.Contains(o.screen, "apv  stretched ") })
+	o.waitFor(t, tm, "the raw legend", func(o *observer) bool { return strings.Contains(o.screen, "apv  raw -1 ") })
+	tm.Send(keyMsg("z"))
+	o.waitFor(t, tm, "the stretched legend", func(o *observer) bool {
+		return strings.Contains(o.screen, "apv  stretched ") && !strings.Contains(o.screen, "auto: ")
+	})
 	fm := quit(t, m, tm)
 	lo, hi, _ := export.OffDiagRange(fm.reports[0].Similarity)
 	a, b := export.RangeLabels(lo, hi)

@@ -262,7 +262,8 @@ func progressBar(done, total, width int, noColor bool) string {
 }
 
 // fit pads or cuts every line of s to exactly w columns and s to exactly h
-// lines.
+// lines. A line cut at the edge ends with an ellipsis, so that a cut is
+// never mistaken for the end of the text; colours are kept (ansi-aware).
 func fit(s string, w, h int) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > h {
@@ -280,7 +281,7 @@ func fit(s string, w, h int) string {
 		l := lines[i]
 		lw := ansi.StringWidth(l)
 		if lw > w {
-			l = ansi.Truncate(l, w, "")
+			l = ansi.Truncate(l, w, "…")
 			lw = ansi.StringWidth(l)
 		}
 		b.WriteString(l)

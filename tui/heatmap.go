@@ -17,8 +17,11 @@ import (
 // switches) as a heat map whose rows and columns are in display order (by
 // group when known). Its colours span the raw scale of the matrix's kind
 // ([-1, 1] for cosines, [0, 1] for weights), on which nearly equal values
-// look the same, as they are, or, stretched (z), the matrix's off-diagonal
-// range, which makes tiny differences visible. The title line names the
+// look the same, as they are, or, stretched, the matrix's off-diagonal
+// range, which makes tiny differences visible. Until the user chooses a
+// scale with z, each matrix shown (each round's, and each m switches to)
+// gets the one the auto-stretch rule picks (see stretchBelow), and the
+// legend says auto; z then fixes the other one. The title line names the
 // source and the scale; the line below gives the true minimum and
 // maximum. With values on, a cursor selects a cell whose value is
 // printed, and the cells show their values when the pane is wide enough.
@@ -32,10 +35,10 @@ type heatModel struct {
 	groups []int
 	algo   string
 
-	src       string // the source shown; "" for the one that sets the weights
-	stretched bool
-	values    bool
-	cx, cy    int // cursor (display column and row)
+	src    string // the source shown; "" for the one that sets the weights
+	scale  scaleMode
+	values bool
+	cx, cy int // cursor (display column and row)
 
 	gen      int // bumped when the data changes
 	cache    string
@@ -43,11 +46,12 @@ type heatModel struct {
 }
 
 type heatKey struct {
-	report            *sim.RoundReport
-	w, h, cx, cy      int
-	src               string
-	stretched, values bool
-	gen               int
+	report       *sim.RoundReport
+	w, h, cx, cy int
+	src          string
+	scale        scaleMode
+	values       bool
+	gen          int
 }
 
 // SetSize sets the pane's size.
@@ -78,11 +82,35 @@ func (h *heatModel) NextSource() string {
 	return h.src
 }
 
-// ToggleScale switches between the raw and the stretched scale and
-// reports whether it is now stretched.
+// ToggleScale switches from the scale shown to the other one, which
+// ends the automatic choice, and reports whether it is now stretched.
 func (h *heatModel) ToggleScale() bool {
-	h.stretched = !h.stretched
-	return h.stretched
+	stretched, _ := h.Stretched()
+	h.scale = scaleStretched
+	if stretched {
+		h.scale = scaleRaw
+	}
+	return !stretched
+}
+
+// Stretched reports whether the matrix shown is drawn stretched, and
+// whether the auto-stretch rule chose so (the user has not pressed z).
+// Before the first round it reports the user's choice, if any.
+func (h *heatModel) Stretched() (stretched, auto bool) {
+	s, ok := h.shown()
+	if !ok {
+		return h.scale == scaleStretched, false
+	}
+	return h.scale.stretched(s), h.scale == scaleAuto && h.scale.stretched(s)
+}
+
+// shown returns the matrix the map shows; ok is false before any round.
+func (h *heatModel) shown() (s heatSource, ok bool) {
+	srcs := heatSources(h.report)
+	if i := pickSource(srcs, h.src); i >= 0 {
+		return srcs[i], true
+	}
+	return heatSource{}, false
 }
 
 // ToggleValues shows or hides values and the cursor.
@@ -106,9 +134,22 @@ func (h *heatModel) boolInt(b bool) int {
 	return 0
 }
 
+// AutoNote explains an automatic stretch of the matrix shown, for the
+// console's log; it is "" when the scale shown is not the rule's stretch.
+func (h *heatModel) AutoNote() string {
+	s, ok := h.shown()
+	if !ok || h.scale != scaleAuto || !autoStretch(s) {
+		return ""
+	}
+	lo, hi, _ := export.OffDiagRange(s.m)
+	raw := export.RawScale(s.kind)
+	return fmt.Sprintf("heat map stretched: %s's off-diagonal entries span %.2g, under %g %% of the raw scale [%g, %g] (z: raw)",
+		s.name, hi-lo, 100*stretchBelow, raw.Lo, raw.Hi)
+}
+
 // View renders the heat map in the model's size.
 func (h *heatModel) View() string {
-	key := heatKey{h.report, h.width, h.height, h.cx, h.cy, h.src, h.stretched, h.values, h.gen}
+	key := heatKey{h.report, h.width, h.height, h.cx, h.cy, h.src, h.scale, h.values, h.gen}
 	if key == h.cacheKey {
 		return h.cache
 	}
@@ -131,7 +172,7 @@ func (h *heatModel) render() string {
 		return st.Title.Render("no matrix") + "\n" + st.Dim.Render(h.algo+": the round has no client matrix")
 	}
 	s := srcs[i]
-	sc := scaleFor(s, h.stretched)
+	sc := scaleFor(s, h.scale.stretched(s))
 	compact := !st.NoColor && h.height < h.needFull() && h.height >= h.needCompact()
 	// Lines beyond the title, the rows and the readout: the legend line
 	// first, then the column header (full layout only).
@@ -174,6 +215,11 @@ func (h *heatModel) heading(s heatSource, sc export.Scale, withInfo bool) (title
 	if olo, ohi, ok := export.OffDiagRange(s.m); ok && !sc.Stretched {
 		x, y := export.RangeLabels(olo, ohi)
 		pieces = append(pieces, "off-diag "+x+"…"+y)
+	}
+	if sc.Stretched && h.scale == scaleAuto {
+		raw := export.RawScale(s.kind)
+		pieces = append(pieces, st.Changed.Render(fmt.Sprintf("auto: span %.2g < %g%% of [%g, %g]",
+			sc.Hi-sc.Lo, 100*stretchBelow, raw.Lo, raw.Hi)))
 	}
 	desc := s.desc
 	if s.setsW {

@@ -74,6 +74,49 @@ func pickSource(srcs []heatSource, name string) int {
 	return 0
 }
 
+// stretchBelow is the auto-stretch rule's threshold: a matrix whose
+// off-diagonal entries span less than this fraction of its raw scale
+// (2 for cosines, 1 for |cosines| and weights) opens stretched. On the
+// raw scale its off-diagonal cells would all fall in one shade, or two
+// neighbours (the scale has 9 shades in colour, 5 without, so a shade is
+// 12.5 % or 25 % of it), and the map would show nothing of the matrix.
+const stretchBelow = 0.01
+
+// autoStretch reports whether the rule (see stretchBelow) stretches
+// source s: its off-diagonal entries differ, and span less than
+// stretchBelow of its raw scale. A matrix whose off-diagonal entries are
+// all equal (FedAvg's uniform weights) stays raw: there is nothing to
+// stretch.
+func autoStretch(s heatSource) bool {
+	lo, hi, ok := export.OffDiagRange(s.m)
+	if !ok || !(hi > lo) {
+		return false
+	}
+	raw := export.RawScale(s.kind)
+	return hi-lo < stretchBelow*(raw.Hi-raw.Lo)
+}
+
+// scaleMode is how the heat map chooses its scale: by the auto-stretch
+// rule for each matrix shown, until the user chooses one with z.
+type scaleMode int
+
+const (
+	scaleAuto scaleMode = iota
+	scaleRaw
+	scaleStretched
+)
+
+// stretched reports whether mode draws source s stretched.
+func (mode scaleMode) stretched(s heatSource) bool {
+	switch mode {
+	case scaleRaw:
+		return false
+	case scaleStretched:
+		return true
+	}
+	return autoStretch(s)
+}
+
 // scaleFor returns the colour scale of source s: its kind's fixed range,
 // or its off-diagonal range when stretched.
 func scaleFor(s heatSource, stretched bool) export.Scale {

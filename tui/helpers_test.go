@@ -15,7 +15,13 @@ import (
 // preset's settings, changed by the optional tweaks.
 func newTestModel(tb testing.TB, noColor bool, w, h int, tweaks ...func(*sim.Config)) *Model {
 	tb.Helper()
-	p, err := presets.Get("sbm")
+	return newPresetModel(tb, "sbm", noColor, w, h, tweaks...)
+}
+
+// newPresetModel is newTestModel on the named preset.
+func newPresetModel(tb testing.TB, name string, noColor bool, w, h int, tweaks ...func(*sim.Config)) *Model {
+	tb.Helper()
+	p, err := presets.Get(name)
 	if err != nil {
 		tb.Fatal(err)
 	}

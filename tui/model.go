@@ -96,6 +96,7 @@ type Model struct {
 	stepsLeft  int
 	afterRound func() tea.Cmd // work waiting for the round in flight (a rebuild)
 	pane       int            // 0: heat map, 1: chart, when only one fits
+	autoNoted  bool           // the log explains the heat map's automatic stretch
 
 	events []event
 
@@ -288,6 +289,11 @@ func (m *Model) sync() {
 	m.bars.SetData(m.k, last, barOrder, m.groups)
 	m.chart.SetData(m.reports, m.controls)
 	m.heat.SetData(m.k, last, m.order, m.groups, string(m.cfg.Algo))
+	note := m.heat.AutoNote()
+	if note != "" && !m.autoNoted {
+		m.logf(false, "%s", note)
+	}
+	m.autoNoted = note != ""
 }
 
 // withViews returns c with every similarity view the console can show

@@ -48,7 +48,7 @@ func TestCheckKnob(t *testing.T) {
 
 func TestFit(t *testing.T) {
 	got := fit("abc\nlonger line", 5, 3)
-	want := "abc  \nlonge\n     "
+	want := "abc  \nlong…\n     "
 	if got != want {
 		t.Errorf("fit = %q, want %q", got, want)
 	}

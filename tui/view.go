@@ -133,9 +133,9 @@ const helpText = `Knob changes apply from the next round (after the round in fli
 α old→new, chart marker. ] [ A: auto α, alpha per client for P partners
 (0: fixed α). g x: sim source and apv-mix of the next engine (header "on
 r:"); r builds it with the same seed. m: the round's matrices (each
-signature's similarity, weights, ground truth). z: raw scale ([-1, 1]
-cosine, [0, 1] weights: 0.9999 and 1 look alike, as they nearly are) or
-stretched over the off-diagonal range. Any key returns.`
+signature's similarity, weights, ground truth). z: raw ([-1, 1] cosine,
+[0, 1] weights) or stretched over the off-diagonal range; until z, a range
+under 1 % of the raw scale is stretched (legend "auto"). Any key returns.`
 
 // dashboard renders the bars, the chart and the heat map.
 func (m *Model) dashboard(l layout) string {

@@ -40,9 +40,9 @@ func TestViewGolden(t *testing.T) {
 				t.Error("NO_COLOR view has colour sequences")
 			}
 			wants := []string{"round 3/100", "α 10", "σ 1", "w max/min 1.0", "paused", "A00", "E19",
-				"apv  raw -1 ", "min 0.9999"}
+				"apv  stretched 0.9999"}
 			if tc.w >= 100 {
-				wants = append(wants, "seed 7", "off-diag 0.9999")
+				wants = append(wants, "seed 7", "min 0.9999", "auto: span")
 			}
 			for _, want := range wants {
 				if !strings.Contains(plain(out), want) {
