@@ -151,15 +151,15 @@ func (e *Expansion) backward(dOut *mat.Dense, l *GCN) {
 }
 
 // FirstLayer returns relu(conv1(X)), the first layer's embeddings of
-// every node in evaluation mode (no dropout, pruned masks), as a new
-// matrix: what a FedGNN client sends of its boundary nodes. It reuses the
-// layer's buffers, so run Forward again before the next Backward. It
-// panics if the input does not fit the model.
+// every node in evaluation mode (no dropout, pruned masks): what a FedGNN
+// client sends of its boundary nodes. The matrix belongs to the model and
+// is overwritten by its next pass; run Forward again before the next
+// Backward. It panics if the input does not fit the model.
 func (m *Model) FirstLayer(in Input) *mat.Dense {
 	if err := m.check(in); err != nil {
 		panic(err)
 	}
 	m.ready = false
 	l := &m.layers[0]
-	return mat.DenseCopyOf(l.relu.Forward(l.conv.Forward(in.Prop, in.X, false)))
+	return l.relu.Forward(l.conv.Forward(in.Prop, in.X, false))
 }

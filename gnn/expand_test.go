@@ -101,7 +101,7 @@ func TestExpansionMatchesFormula(t *testing.T) {
 			p.Value[i] += 0.1 * rng.NormFloat64() // non-zero biases
 		}
 	}
-	h1 := m.FirstLayer(Input{Prop: prop, X: x})
+	h1 := mat.DenseCopyOf(m.FirstLayer(Input{Prop: prop, X: x}))
 	if _, err := m.Forward(Input{Prop: prop, X: x, Expand: exp}, false, nil); err != nil {
 		t.Fatal(err)
 	}

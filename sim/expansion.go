@@ -56,6 +56,7 @@ type cutTags struct {
 	degree   []float64   // their degrees (local neighbours and cut edges)
 	edges    []taggedCut // every cut edge, in graphio's order
 	wants    []NodeTag   // the distinct remote tags, sorted
+	keep     []float64   // the client's shared parameters while Boundary runs
 }
 
 // taggedCut is a cut edge with its remote end signed.
@@ -117,14 +118,13 @@ func (c *Client) Boundary(ctx context.Context, msg *Message) (*Boundary, error) 
 	if c.cut == nil {
 		return nil, fmt.Errorf("client %d: no boundary (the strategy asks for no expansion)", c.ID)
 	}
-	var keep []float64
 	if msg.Shared != nil {
-		keep = flattenInto(nil, c.shared)
+		c.cut.keep = flattenInto(c.cut.keep, c.shared)
 		c.load(msg.Shared)
 	}
 	h1 := c.model.FirstLayer(gnn.Input{Prop: c.input.Prop, X: c.input.X})
-	if keep != nil {
-		c.load(keep)
+	if msg.Shared != nil {
+		c.load(c.cut.keep)
 	}
 	b := &Boundary{Tags: c.cut.own, Degrees: c.cut.degree, Wants: c.cut.wants}
 	for _, u := range c.cut.boundary {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestLDPClip(t *testing.T) {
@@ -118,7 +119,7 @@ func TestFedGNNExpansion(t *testing.T) {
 		for _, p := range m.Params() {
 			off += copy(p.Value, global[off:off+len(p.Value)])
 		}
-		h := m.FirstLayer(gnn.Input{Prop: cl.input.Prop, X: cl.input.X})
+		h := mat.DenseCopyOf(m.FirstLayer(gnn.Input{Prop: cl.input.Prop, X: cl.input.X}))
 		cuts := map[int]int{}
 		for _, ce := range data.Clients[i].Cut {
 			cuts[ce.Local]++
