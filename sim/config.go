@@ -122,9 +122,6 @@ func (c *Config) Validate() error {
 	if err := c.validateGTA(); err != nil {
 		return err
 	}
-	if err := c.validateFedGNN(); err != nil {
-		return err
-	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err
 	}

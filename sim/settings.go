@@ -178,7 +178,7 @@ var docs = map[string]string{
 	"gta_moments":      "fedgta: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
 	"gta_type":         "fedgta: moments hybrid (raw and central) or origin (raw only)",
 	"gta_eps":          "fedgta: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
-	"fedgnn_expansion": "fedgnn: on: graph expansion with cut-edge neighbours' embeddings through the server; off: FedAvg with LDP only",
+	"fedgnn_expansion": "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only",
 }
 
 // Describe returns a one-line description of a setting.

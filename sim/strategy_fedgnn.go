@@ -3,7 +3,6 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/fedaux/fedaux/gnn"
 )
@@ -47,7 +46,8 @@ const (
 // Server. FedAvg weighted by training-set size: every client starts the
 // next round from sum_l |Tr_l| theta_l / sum_l |Tr_l|.
 //
-// Without expansion (fedgnn_expansion off) FedGNN is FedAvg with LDP.
+// Without expansion (fedgnn_expansion off, or a one-layer model, which has
+// no second layer to expand) FedGNN is FedAvg with LDP.
 // FedGNN's pseudo-interacted items have no counterpart in node
 // classification and are left out.
 type fedGNN struct {
@@ -55,7 +55,11 @@ type fedGNN struct {
 	lr        float64
 }
 
-func newFedGNN(c *Config) Strategy { return fedGNN{expansion: c.FedGNNExpansion, lr: c.LR} }
+// newFedGNN returns FedGNN's strategy. The expansion feeds the second
+// layer: a one-layer model has none to expand and runs without it.
+func newFedGNN(c *Config) Strategy {
+	return fedGNN{expansion: c.FedGNNExpansion && c.layers() >= 2, lr: c.LR}
+}
 
 func (fedGNN) Name() Algorithm          { return FedGNN }
 func (fedGNN) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
@@ -162,15 +166,6 @@ func (l *ldp) noise(params []*gnn.Param, train int, rng *rand.Rand) {
 			p.Value[i] += x
 		}
 	}
-}
-
-// validateFedGNN checks FedGNN's settings: the expansion feeds the second
-// layer, so it needs two.
-func (c *Config) validateFedGNN() error {
-	if c.Algo == FedGNN && c.FedGNNExpansion && c.layers() < 2 {
-		return &SettingError{"fedgnn_expansion", "on", "off with layers = " + strconv.Itoa(c.layers()) + " (the expansion feeds the second layer)"}
-	}
-	return nil
 }
 
 // parseOnOff reads an on/off setting named key ("true" and "false" too).
