@@ -53,7 +53,8 @@ type Config struct {
 	GCFLEps1, GCFLEps2 float64
 
 	// GTAMoments, GTAType and GTAEps are FedGTA's number of moments q,
-	// moment type and accept threshold epsilon (spec 8b; see fedGTA).
+	// moment type and accept threshold epsilon (spec 8b; see fedGTA); 0
+	// and "" mean the defaults, as in a checkpoint from before FedGTA.
 	GTAMoments int
 	GTAType    MomentType
 	GTAEps     float64

@@ -129,8 +129,12 @@ var settings = []setting{
 	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
 	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), GCFL),
 	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), GCFL),
-	withAlgos(intSetting("gta_moments", func(c *Config) *int { return &c.GTAMoments }), FedGTA),
-	withAlgos(setting{key: "gta_type", get: func(c *Config) string { return string(c.GTAType) },
+	withAlgos(func() setting {
+		s := intSetting("gta_moments", func(c *Config) *int { return &c.GTAMoments })
+		s.get = func(c *Config) string { return strconv.Itoa(c.gtaMoments()) }
+		return s
+	}(), FedGTA),
+	withAlgos(setting{key: "gta_type", get: func(c *Config) string { return string(c.gtaType()) },
 		set: func(c *Config, s string) (err error) { c.GTAType, err = ParseMomentType(s); return err }}, FedGTA),
 	withAlgos(floatSetting("gta_eps", func(c *Config) *float64 { return &c.GTAEps }), FedGTA),
 	withAlgos(setting{key: "fedgnn_expansion", get: func(c *Config) string { return onOff(c.FedGNNExpansion) },

@@ -84,7 +84,24 @@ type fedGTA struct {
 }
 
 func newFedGTA(c *Config) Strategy {
-	return fedGTA{eps: c.GTAEps, moments: c.GTAMoments, typ: c.GTAType}
+	return fedGTA{eps: c.GTAEps, moments: c.gtaMoments(), typ: c.gtaType()}
+}
+
+// gtaMoments returns q; 0 (a configuration from before FedGTA, such as an
+// older checkpoint's) means the default.
+func (c *Config) gtaMoments() int {
+	if c.GTAMoments == 0 {
+		return defaultGTAMoments
+	}
+	return c.GTAMoments
+}
+
+// gtaType returns the moment type; "" means the default.
+func (c *Config) gtaType() MomentType {
+	if c.GTAType == "" {
+		return defaultGTAType
+	}
+	return c.GTAType
 }
 
 func (fedGTA) Name() Algorithm          { return FedGTA }
@@ -226,10 +243,10 @@ func localDegrees(indptr, indices []int) []float64 {
 
 // validateGTA checks FedGTA's settings.
 func (c *Config) validateGTA() error {
-	if c.GTAMoments < 1 {
-		return &SettingError{"gta_moments", strconv.Itoa(c.GTAMoments), ">= 1"}
+	if c.GTAMoments < 0 {
+		return &SettingError{"gta_moments", strconv.Itoa(c.GTAMoments), ">= 1 (or 0 for the default)"}
 	}
-	if _, err := ParseMomentType(string(c.GTAType)); err != nil {
+	if _, err := ParseMomentType(string(c.gtaType())); err != nil {
 		return err
 	}
 	if math.IsNaN(c.GTAEps) || math.IsInf(c.GTAEps, 0) {

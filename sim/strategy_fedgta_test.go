@@ -197,15 +197,28 @@ func TestFedGTASettings(t *testing.T) {
 		key string
 		f   func(*Config)
 	}{
-		{"gta_moments", func(c *Config) { c.GTAMoments = 0 }},
+		{"gta_moments", func(c *Config) { c.GTAMoments = -1 }},
 		{"gta_eps", func(c *Config) { c.GTAEps = math.NaN() }},
-		{"gta_type", func(c *Config) { c.GTAType = "" }},
+		{"gta_type", func(c *Config) { c.GTAType = "mean" }},
 	} {
 		c := DefaultConfig()
 		mod.f(&c)
 		if err := c.Validate(); settingKey(err) != mod.key {
 			t.Errorf("Validate = %v, want a SettingError naming %s", err, mod.key)
 		}
+	}
+	// A configuration from before FedGTA (an older checkpoint's, decoded
+	// with the new fields zero) is valid and reads as the defaults.
+	old := DefaultConfig()
+	old.GTAMoments, old.GTAType, old.GTAEps, old.FedGNNExpansion = 0, "", 0, false
+	if err := old.Validate(); err != nil {
+		t.Errorf("a configuration without FedGTA's settings: %v", err)
+	}
+	if q, _ := old.Get("gta_moments"); q != "10" {
+		t.Errorf("gta_moments 0 reads %s, want the default 10", q)
+	}
+	if typ, _ := old.Get("gta_type"); typ != "hybrid" {
+		t.Errorf("gta_type \"\" reads %q, want the default hybrid", typ)
 	}
 	c.Algo = FedAux
 	a := c.Fingerprint()
