@@ -66,6 +66,9 @@ func (c Config) depth() int {
 type Input struct {
 	Prop *Propagator
 	X    Features
+	// Expand, when not nil, expands one layer with remote neighbours
+	// (FedGNN; see Expansion); nil for the local graph alone.
+	Expand *Expansion
 }
 
 // Model is one client's network (spec section 2), with L = Config.Layers
@@ -94,6 +97,7 @@ type Model struct {
 	params []*Param
 
 	h      *mat.Dense // embeddings of the last forward
+	expand *Expansion // the last forward's expansion; nil for none
 	scores []float64
 	ready  bool // a forward has run since the last EmbedPreReLU
 }
@@ -238,6 +242,9 @@ func (m *Model) check(in Input) error {
 	case n == 0:
 		return errors.New("gnn: empty graph")
 	}
+	if in.Expand != nil {
+		return in.Expand.check(m, n)
+	}
 	return nil
 }
 
@@ -254,11 +261,19 @@ func (m *Model) Forward(in Input, train bool, rng *rand.Rand) (*mat.Dense, error
 		return nil, errors.New("gnn: training forward with dropout needs a random stream")
 	}
 	m.ready = false
+	m.expand = in.Expand
 	x := in.X
 	var h *mat.Dense
 	for i := range m.layers {
 		l := &m.layers[i]
-		h = l.drop.Forward(l.relu.Forward(l.conv.Forward(in.Prop, x, train)), train, rng)
+		var out *mat.Dense
+		if e := in.Expand; e != nil && i == e.Layer {
+			out = l.conv.Forward(e.Prop, x, train)
+			e.forward(out, l.conv)
+		} else {
+			out = l.conv.Forward(in.Prop, x, train)
+		}
+		h = l.drop.Forward(l.relu.Forward(out), train, rng)
 		x = Features{Dense: h}
 	}
 	m.h = h // Eq. 1
@@ -295,8 +310,12 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 	}
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l := &m.layers[i]
+		d := l.relu.Backward(l.drop.Backward(dh))
+		if e := m.expand; e != nil && i == e.Layer {
+			e.backward(d, l.conv)
+		}
 		// The first layer's input is data: no gradient for it.
-		dh = l.conv.Backward(l.relu.Backward(l.drop.Backward(dh)), i > 0)
+		dh = l.conv.Backward(d, i > 0)
 	}
 }
 

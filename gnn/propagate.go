@@ -24,16 +24,27 @@ type Propagator struct {
 // zero (possible only with an explicit zero-weight self loop) gets a zero
 // row, as in PyG.
 func NewPropagator(adj *CSR) (*Propagator, error) {
+	p, _, err := newPropagator(adj, nil)
+	return p, err
+}
+
+// newPropagator builds A_hat with D_ii = sum_j (A + I)_ij + extra_i
+// (extra nil: none) and returns it with the degrees D_ii; see
+// NewExpansion.
+func newPropagator(adj *CSR, extra []float64) (*Propagator, []float64, error) {
 	if adj == nil {
-		return nil, fmt.Errorf("gnn: nil adjacency")
+		return nil, nil, fmt.Errorf("gnn: nil adjacency")
 	}
 	if err := adj.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if adj.Rows != adj.Cols {
-		return nil, fmt.Errorf("gnn: adjacency is %dx%d, want square", adj.Rows, adj.Cols)
+		return nil, nil, fmt.Errorf("gnn: adjacency is %dx%d, want square", adj.Rows, adj.Cols)
 	}
 	n := adj.Rows
+	if extra != nil && len(extra) != n {
+		return nil, nil, fmt.Errorf("gnn: %d extra degrees for %d nodes", len(extra), n)
+	}
 	a := CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
 	a.Indices = make([]int, 0, adj.NNZ()+n)
 	a.Values = make([]float64, 0, adj.NNZ()+n)
@@ -69,6 +80,9 @@ func NewPropagator(adj *CSR) (*Propagator, error) {
 		}
 		a.Indptr[i+1] = len(a.Indices)
 	}
+	for i, x := range extra {
+		deg[i] += x
+	}
 	inv := make([]float64, n)
 	for i, d := range deg {
 		if d > 0 {
@@ -80,7 +94,7 @@ func NewPropagator(adj *CSR) (*Propagator, error) {
 			a.Values[k] *= inv[i] * inv[a.Indices[k]]
 		}
 	}
-	return &Propagator{a: a}, nil
+	return &Propagator{a: a}, deg, nil
 }
 
 // N returns the number of nodes.

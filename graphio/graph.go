@@ -98,4 +98,15 @@ type Client struct {
 	Graph *Graph
 	Nodes []int
 	Roles []Role
+	// Cut lists the client's cut edges, the edges of the whole graph from
+	// one of its nodes to another client's, which Graph drops. Partition
+	// sets it (nil otherwise); only FedGNN's graph expansion reads it.
+	Cut []CutEdge
+}
+
+// A CutEdge is an edge from a client's node to a node of another client:
+// Local is the local id of the client's end, Remote the global id of the
+// other end. Cut edges are listed by local node, then by remote id.
+type CutEdge struct {
+	Local, Remote int
 }

@@ -159,8 +159,25 @@ func Partition(g *Graph, assign []int, roles []Role, k int) ([]*Client, error) {
 	clients := make([]*Client, k)
 	for c, m := range members {
 		clients[c] = Induced(g, m, roles, c)
+		clients[c].Cut = cutEdges(g, assign, m, c)
 	}
 	return clients, nil
+}
+
+// cutEdges returns the edges of g from the nodes of client c (members,
+// ascending) to nodes assigned to another client, by local id then by
+// remote id (g's columns are sorted).
+func cutEdges(g *Graph, assign, members []int, c int) []CutEdge {
+	var cut []CutEdge
+	for i, u := range members {
+		cols, _ := g.Adj.Row(u)
+		for _, v := range cols {
+			if assign[v] != c {
+				cut = append(cut, CutEdge{Local: i, Remote: v})
+			}
+		}
+	}
+	return cut
 }
 
 // EdgeCut returns the number of undirected edges of g whose ends are

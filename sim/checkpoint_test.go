@@ -108,6 +108,16 @@ func scenarios() []scenario {
 	c := smallConfig("fedaux")
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedaux-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20, 5: 1}})
+	// Spec 8b's baselines: FedGTA's personalised mixing, FedGNN's LDP noise
+	// (the clients' streams) and its expansion with clients missing.
+	for _, algo := range []Algorithm{FedGTA, FedGNN} {
+		c := smallConfig(algo)
+		c.Rounds = 6
+		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})
+	}
+	c = smallConfig(FedGNN)
+	c.Rounds = 6
+	out = append(out, scenario{name: "fedgnn-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20}})
 	return out
 }
 

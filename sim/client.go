@@ -18,6 +18,9 @@ type Message struct {
 	// flattened in the client's layout; nil means keep its own.
 	Shared []float64
 	Sigma  float64
+	// Remote holds, for FedGNN's expansion, the embeddings of the
+	// client's cut-edge neighbours that the server relayed; nil otherwise.
+	Remote *Remote
 }
 
 // Update is what a client reports after a round: its shared parameters,
@@ -32,6 +35,12 @@ type Update struct {
 	TrainLoss  float64
 	ValAcc     float64 // percent
 	TestAcc    float64 // percent
+
+	// Train is the number of training nodes (FedGNN weights by it).
+	Train int
+	// Weight is the client's own aggregation weight when its strategy
+	// asks for one (FedGTA's smoothing confidence); 0 otherwise.
+	Weight float64
 }
 
 // releaseEntries is the activation size (nodes x hidden) above which a
@@ -69,6 +78,7 @@ type Client struct {
 	upBuf  []float64  // the shared parameters of the last update
 	side   ClientSide // what the strategy asks beyond the shared loop
 	start  []float64  // shared parameters at the round's start (when side needs them)
+	cut    *cutTags   // FedGNN: the client's boundary, signed; nil without expansion
 }
 
 // newClient builds client c with a model whose parameters are copied from init.
@@ -111,6 +121,9 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 	if len(cl.train) == 0 {
 		return nil, fmt.Errorf("client %d has no training node", c.ID)
 	}
+	if cl.side.Expansion {
+		cl.cut = signCut(c, cfg.Seed)
+	}
 	for _, p := range model.Params() {
 		if st.Shares(p) {
 			cl.shared = append(cl.shared, p)
@@ -140,6 +153,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if msg.Shared != nil {
 		c.load(msg.Shared)
 	}
+	if c.side.Expansion {
+		if err := c.expand(msg.Remote); err != nil {
+			return nil, err
+		}
+	}
 	c.model.SetSigma(msg.Sigma)
 	var apvStart []float64
 	if apv := c.model.Param("apv"); apv != nil {
@@ -166,7 +184,13 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		if err := c.checkEpoch(msg.Round, e+1, loss); err != nil {
 			return nil, err
 		}
+		if c.side.LDP != nil {
+			c.side.LDP.clip(c.model.Params())
+		}
 		c.opt.Step()
+		if c.side.LDP != nil {
+			c.side.LDP.noise(c.model.Params(), len(c.train), c.rng)
+		}
 	}
 	logits, err := c.model.Forward(c.input, false, nil)
 	if err != nil {
@@ -175,6 +199,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	up := &Update{
 		ID:        c.ID,
 		Nodes:     len(c.labels),
+		Train:     len(c.train),
 		TrainLoss: loss,
 		ValAcc:    accuracy(logits, c.labels, c.val),
 		TestAcc:   accuracy(logits, c.labels, c.test),
@@ -182,6 +207,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		Shared:    c.flatten(),
 	}
 	up.Signatures = c.signatures(apvStart, c.proxy)
+	if c.side.GTA != nil {
+		if err := c.gtaSignature(logits, up); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
 	if c.side.Update {
 		up.Signatures[SourceUpdate] = difference(up.Shared, c.start)
 	}

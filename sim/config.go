@@ -51,6 +51,16 @@ type Config struct {
 	// when the norm of its mean update is below GCFLEps1 and its largest
 	// update norm above GCFLEps2 (Xie et al., NeurIPS 2021, Sec. 4).
 	GCFLEps1, GCFLEps2 float64
+
+	// GTAMoments, GTAType and GTAEps are FedGTA's number of moments q,
+	// moment type and accept threshold epsilon (spec 8b; see fedGTA); 0
+	// and "" mean the defaults, as in a checkpoint from before FedGTA.
+	GTAMoments int
+	GTAType    MomentType
+	GTAEps     float64
+	// FedGNNExpansion turns on FedGNN's graph expansion through the
+	// server; off, FedGNN is FedAvg with LDP (spec 8b; see fedGNN).
+	FedGNNExpansion bool
 }
 
 // DefaultConfig returns the reference hyperparameters of spec section 6.
@@ -61,6 +71,7 @@ func DefaultConfig() Config {
 		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,
 		Mu: defaultMu, Tau: defaultTau, GCFLEps1: defaultGCFLEps1, GCFLEps2: defaultGCFLEps2,
+		GTAMoments: defaultGTAMoments, GTAType: defaultGTAType, GTAEps: defaultGTAEps, FedGNNExpansion: true,
 	}
 }
 
@@ -108,6 +119,9 @@ func (c *Config) Validate() error {
 		if err := checkRange(v.key, v.v, 0, false); err != nil {
 			return err
 		}
+	}
+	if err := c.validateGTA(); err != nil {
+		return err
 	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err

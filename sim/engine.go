@@ -232,7 +232,13 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	start := time.Now()
 	round := len(e.reports) + 1
-	all, err := e.runClients(ctx, round, e.drawAbsent(round))
+	absent := e.drawAbsent(round)
+	remote, err := e.exchange(ctx, round, absent) // FedGNN's expansion; nil for the others
+	if err != nil {
+		e.broken = err
+		return nil, fmt.Errorf("sim: round %d: %w", round, err)
+	}
+	all, err := e.runClients(ctx, round, absent, remote)
 	if err != nil {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
@@ -288,8 +294,9 @@ type roundLine struct {
 // client owns its state and random stream, so the results do not depend on
 // the number of workers or on scheduling. Clients marked in absent (nil:
 // none) are not run, and a client that fails with ErrUnavailable counts
-// as absent: their updates are nil.
-func (e *Engine) runClients(ctx context.Context, round int, absent []bool) ([]*Update, error) {
+// as absent: their updates are nil. remote (nil: none) holds each
+// client's relayed expansion (FedGNN).
+func (e *Engine) runClients(ctx context.Context, round int, absent []bool, remote []*Remote) ([]*Update, error) {
 	k := len(e.runners)
 	ups := make([]*Update, k)
 	errs := make([]error, k)
@@ -305,6 +312,9 @@ func (e *Engine) runClients(ctx context.Context, round int, absent []bool) ([]*U
 				msg := &Message{Round: round, Sigma: e.knobs.Sigma}
 				if e.pending != nil && e.pending[i] != nil {
 					msg.Shared = e.pending[i].Shared
+				}
+				if remote != nil {
+					msg.Remote = remote[i]
 				}
 				ups[i], errs[i] = e.runRound(ctx, i, msg)
 				if e.OnProgress != nil {

@@ -13,6 +13,7 @@ func TestRoundMatrices(t *testing.T) {
 	want := map[Algorithm]Source{
 		FedAux: SourceAPV, FedAvgMask: SourceAPV, FedAuxHard: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
 		FedAvg: "", FedPer: "", FedProx: "", Local: "",
+		FedGTA: SourceMoments, FedGNN: "",
 	}
 	for _, algo := range Algorithms() {
 		c := smallConfig(algo)
@@ -42,11 +43,14 @@ func TestRoundMatrices(t *testing.T) {
 			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
 		}
 		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
-		if algo == FedAvg || algo == FedPer || algo == FedProx || algo == GCFL || algo == FedPub { // no APV
+		if algo == FedAvg || algo == FedPer || algo == FedProx || algo == GCFL || algo == FedPub || algo == FedGTA || algo == FedGNN { // no APV
 			order = []string{"pc1", "readout", "functional"}
 		}
 		if algo == GCFL {
 			order = append(order, "update")
+		}
+		if algo == FedGTA {
+			order = append(order, "moments")
 		}
 		if algo != Local {
 			order = append(order, MatrixWeights)

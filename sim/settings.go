@@ -129,6 +129,19 @@ var settings = []setting{
 	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
 	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), GCFL),
 	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), GCFL),
+	withAlgos(func() setting {
+		s := intSetting("gta_moments", func(c *Config) *int { return &c.GTAMoments })
+		s.get = func(c *Config) string { return strconv.Itoa(c.gtaMoments()) }
+		return s
+	}(), FedGTA),
+	withAlgos(setting{key: "gta_type", get: func(c *Config) string { return string(c.gtaType()) },
+		set: func(c *Config, s string) (err error) { c.GTAType, err = ParseMomentType(s); return err }}, FedGTA),
+	withAlgos(floatSetting("gta_eps", func(c *Config) *float64 { return &c.GTAEps }), FedGTA),
+	withAlgos(setting{key: "fedgnn_expansion", get: func(c *Config) string { return onOff(c.FedGNNExpansion) },
+		set: func(c *Config, s string) (err error) {
+			c.FedGNNExpansion, err = parseOnOff("fedgnn_expansion", s)
+			return err
+		}}, FedGNN),
 }
 
 func withAlgos(s setting, algos ...Algorithm) setting {
@@ -165,6 +178,11 @@ var docs = map[string]string{
 	"tau":      "fedpub: server temperature tau of exp(tau * cosine) (FED-PUB's Cora scripts: 3)",
 	"eps1":     "gcfl: a cluster splits when the norm of its mean update is below eps1 ...",
 	"eps2":     "gcfl: ... and its largest update norm above eps2",
+
+	"gta_moments":      "fedgta: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
+	"gta_type":         "fedgta: moments hybrid (raw and central) or origin (raw only)",
+	"gta_eps":          "fedgta: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
+	"fedgnn_expansion": "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only",
 }
 
 // Describe returns a one-line description of a setting.

@@ -87,6 +87,8 @@ var algorithms = map[Algorithm]algorithm{
 	FedPub: {"FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)", newFedPub},
 	FedAuxHard: {"ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
 		func(c *Config) Strategy { return fedAuxHard{fedAux{source: c.Source, apvMix: c.APVMix}} }},
+	FedGTA: {"FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence", newFedGTA},
+	FedGNN: {"FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size", newFedGNN},
 }
 
 // Algorithms lists the algorithms, sorted by name.

@@ -27,6 +27,8 @@ func TestStrategyModelsAndShares(t *testing.T) {
 		{"fedaux", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv"},
 		{"fedaux_hard", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv hard.conv1.weight hard.conv1.bias hard.conv2.weight hard.conv2.bias"},
 		{"local", ""},
+		{"fedgta", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
+		{"fedgnn", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 	}
 	for _, tt := range tests {
 		c := smallConfig(tt.algo)

@@ -14,6 +14,17 @@ type ClientSide struct {
 	// Update reports theta_end - theta_start over the shared parameters
 	// as the SourceUpdate signature (GCFL's dW).
 	Update bool
+	// GTA, when not nil, asks for FedGTA's signature (the SourceMoments
+	// moments and the smoothing confidence in Update.Weight; see
+	// gtaSignature).
+	GTA *gtaClient
+	// LDP, when not nil, clips every gradient and noises every step
+	// (FedGNN's local differential privacy; see ldp).
+	LDP *ldp
+	// Expansion asks the client to send its boundary nodes' first-layer
+	// embeddings before each round and to train on the graph expanded
+	// with those of its cut-edge neighbours (FedGNN; see exchange).
+	Expansion bool
 }
 
 // needsStart reports whether the client must keep the parameters it

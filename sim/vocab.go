@@ -20,6 +20,8 @@ const (
 	FedPer     Algorithm = "fedper"
 	GCFL       Algorithm = "gcfl"
 	FedPub     Algorithm = "fedpub"
+	FedGNN     Algorithm = "fedgnn" // spec 8b: FedGNN-NC, graph expansion through the server + LDP, FedAvg
+	FedGTA     Algorithm = "fedgta" // spec 8b: label-propagation moments, personalised by accept set and confidence
 )
 
 // ParseAlgorithm returns the algorithm named s.
@@ -50,6 +52,9 @@ const (
 	// SourceUpdate is GCFL's signature, a client's parameter update of
 	// the round; it is not a choice of -sim.
 	SourceUpdate Source = "update"
+	// SourceMoments is FedGTA's signature, the mixed moments of a
+	// client's label-propagated predictions; it is not a choice of -sim.
+	SourceMoments Source = "moments"
 )
 
 // Sources lists the similarity sources a user may choose.
@@ -69,8 +74,8 @@ func (s Source) MarshalText() ([]byte, error) { return []byte(s), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (s *Source) UnmarshalText(b []byte) error {
-	if Source(b) == SourceUpdate {
-		*s = SourceUpdate
+	if Source(b) == SourceUpdate || Source(b) == SourceMoments {
+		*s = Source(b)
 		return nil
 	}
 	return unmarshalName(s, b, ParseSource)

@@ -6,9 +6,8 @@ import "github.com/fedaux/fedaux/sim"
 // "Personalized Subgraph Federated Learning with Differentiable Auxiliary
 // Projections", NeurIPS 2025), as spec section 7 copies it: test accuracy
 // (%), mean over 3 runs, for 5, 10 and 20 clients. Keys are the
-// algorithm names of sim.Algorithms (FedGNN, FedGTA and FedSage+ are not
-// implemented and are kept for completeness) and the dataset prefixes of
-// the presets.
+// algorithm names of sim.Algorithms (FedSage+ is not implemented and is
+// kept for completeness) and the dataset prefixes of the presets.
 var paperTable1 = map[sim.Algorithm]map[string][3]float64{
 	"local": {
 		"cora": {81.30, 79.94, 80.30}, "citeseer": {69.02, 67.82, 65.98}, "pubmed": {84.04, 82.81, 82.65},
