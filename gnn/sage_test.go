@@ -137,7 +137,7 @@ const fdStep32 = 1.0 / (1 << 12)
 // snap32 rounds every weight to a multiple of 2^-20 in (-1, 1).
 func snap32(w []float32) {
 	for i, v := range w {
-		w[i] = float32(math.Round(math.Max(-0.99, math.Min(0.99, float64(v))) * (1 << 20)) / (1 << 20))
+		w[i] = float32(math.Round(math.Max(-0.99, math.Min(0.99, float64(v)))*(1<<20)) / (1 << 20))
 	}
 }
 
