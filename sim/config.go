@@ -51,6 +51,10 @@ type Config struct {
 	// when the norm of its mean update is below GCFLEps1 and its largest
 	// update norm above GCFLEps2 (Xie et al., NeurIPS 2021, Sec. 4).
 	GCFLEps1, GCFLEps2 float64
+	// GenRounds and GenSteps are FedSage+'s generator phase: rounds
+	// 1..GenRounds train NeighGen and the local classifier, GenSteps Adam
+	// steps each; later rounds run FedAvg on the mended graphs.
+	GenRounds, GenSteps int
 }
 
 // DefaultConfig returns the reference hyperparameters of spec section 6.
@@ -61,6 +65,7 @@ func DefaultConfig() Config {
 		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,
 		Mu: defaultMu, Tau: defaultTau, GCFLEps1: defaultGCFLEps1, GCFLEps2: defaultGCFLEps2,
+		GenRounds: defaultGenRounds, GenSteps: 1,
 	}
 }
 
@@ -108,6 +113,12 @@ func (c *Config) Validate() error {
 		if err := checkRange(v.key, v.v, 0, false); err != nil {
 			return err
 		}
+	}
+	if c.GenRounds < 0 {
+		return &SettingError{"gen_rounds", strconv.Itoa(c.GenRounds), ">= 0"}
+	}
+	if c.GenSteps < 1 && c.Algo == FedSagePlus {
+		return &SettingError{"gen_steps", strconv.Itoa(c.GenSteps), ">= 1"}
 	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err

@@ -129,6 +129,8 @@ var settings = []setting{
 	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
 	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), GCFL),
 	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), GCFL),
+	withAlgos(intSetting("gen_rounds", func(c *Config) *int { return &c.GenRounds }), FedSagePlus),
+	withAlgos(intSetting("gen_steps", func(c *Config) *int { return &c.GenSteps }), FedSagePlus),
 }
 
 func withAlgos(s setting, algos ...Algorithm) setting {

@@ -23,6 +23,7 @@ type RoundInput struct {
 	Updates []*Update
 	Views   map[Source][][]float64
 	Knobs   Knobs
+	Round   int // the round being mixed, from 1
 }
 
 // Mixing is the server's decision for a round.
@@ -87,6 +88,8 @@ var algorithms = map[Algorithm]algorithm{
 	FedPub: {"FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)", newFedPub},
 	FedAuxHard: {"ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
 		func(c *Config) Strategy { return fedAuxHard{fedAux{source: c.Source, apvMix: c.APVMix}} }},
+	FedSagePlus: {"FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
+		newFedSagePlus},
 }
 
 // Algorithms lists the algorithms, sorted by name.

@@ -20,6 +20,9 @@ const (
 	FedPer     Algorithm = "fedper"
 	GCFL       Algorithm = "gcfl"
 	FedPub     Algorithm = "fedpub"
+	// FedSagePlus is FedSage+ (spec section 8b): NeighGen rounds, then
+	// FedAvg of a GraphSAGE classifier on the mended graphs.
+	FedSagePlus Algorithm = "fedsage_plus"
 )
 
 // ParseAlgorithm returns the algorithm named s.
