@@ -38,9 +38,11 @@ func init() {
 //     the cross-client terms reaching only fGen_k, through the server
 //     (see sageRelay). The server mixes nothing; each client's local
 //     classifier is evaluated on its un-mended full graph.
+//
 //   - After round GenRounds each client mends its full local graph with
 //     its generator's predictions on the impaired graph, frees the
 //     generator, and the server averages the classifiers.
+//
 //   - Rounds GenRounds+1..T ("fedavg"): FedAvg of the classifier,
 //     weighted by training-set size, Epochs steps a round on the mended
 //     graphs, evaluated there.
