@@ -70,6 +70,19 @@ type sageGen struct {
 	miss   []float64   // n_i, the hidden neighbours of every impaired node
 	trMiss []int       // n_i of the training nodes
 	xmiss  *mat.Dense  // X^miss of the training nodes, |train| x MaxPred*d
+
+	scratch *sageScratch // lent with the client's requests
+	dxg     *mat.Dense   // dL/dx~, Nimp x MaxPred*d
+}
+
+// sageScratch is the working memory another client uses to answer this
+// client's request: a replica of fGen_k (k's weights and gradients, its
+// own activations) and the answer's matrices. Answers to one request run
+// one after the other, so one scratch per requester suffices, and reusing
+// it spares a large allocation per answer.
+type sageScratch struct {
+	gen            *gnn.FGen
+	z, target, dxg *mat.Dense
 }
 
 // sageMend is the mended full graph: the generated rows and the node each
@@ -328,7 +341,11 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dExtra := c.cls.Backward(dl)
 
 	nImp, cols := xg.Dims()
-	dxg := mat.NewDense(nImp, cols, nil)
+	if s.dxg == nil {
+		s.dxg = mat.NewDense(nImp, cols, nil)
+	}
+	dxg := s.dxg
+	dxg.Zero()
 	for r, a := range src { // L^c reaches the generated features
 		slot := r - firstChild(src, r)
 		copy(dxg.RawRowView(a)[slot*c.feat:(slot+1)*c.feat], dExtra.RawRowView(r))
@@ -344,7 +361,14 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dz.Add(dz, net.DegreesBackward(dn))
 	net.Enc.Backward(dz)
 
-	cross := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: net.FGen,
+	if s.scratch == nil {
+		r, d := len(s.train), gnn.MaxPred*c.feat
+		s.scratch = &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
+			target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
+	}
+	s.scratch.gen.Out.AttachGrad(grad)
+	defer s.scratch.gen.Out.AttachGrad(nil)
+	cross := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: s.scratch,
 		Z: zTrain, Pred: trPred, True: s.trMiss, Scale: sageB / m})
 	total := (sageA*ld + sageB*lf + sageC*lc + sageB*cross) / m
 	if err := c.finite(round, step, total, c.cls.Params()); err != nil {
@@ -388,7 +412,8 @@ func (c *sageClient) answer(req *sageRequest, clients int) float64 {
 	g := c.data.Graph
 	d := c.feat
 	r := len(req.Z)
-	target := mat.NewDense(r, gnn.MaxPred*d, nil)
+	sc := req.Gen
+	target := sc.target
 	var nb []int
 	for row := 0; row < r; row++ {
 		for nb = nb[:0]; len(nb) == 0; {
@@ -400,18 +425,18 @@ func (c *sageClient) answer(req *sageRequest, clients int) float64 {
 		}
 	}
 	counts := make([]int, r)
-	z := mat.NewDense(r, len(req.Z[0]), nil)
+	z := sc.z
 	for row, v := range req.Z {
 		copy(z.RawRowView(row), v)
 		if req.True[row] > 0 {
 			counts[row] = req.Pred[row]
 		}
 	}
-	gen := req.Gen.Replica()
-	xg := gen.Forward(z, counts, true, rng)
-	dxg := mat.NewDense(r, gnn.MaxPred*d, nil)
+	xg := sc.gen.Forward(z, counts, true, rng)
+	dxg := sc.dxg
+	dxg.Zero()
 	loss := gnn.GreedyLoss(xg, nil, target, req.Pred, req.True, req.Scale, dxg)
-	gen.Backward(dxg)
+	sc.gen.Backward(dxg)
 	return loss
 }
 

@@ -246,7 +246,10 @@ func TestFedSagePlusAnswerGradient(t *testing.T) {
 	net.FGen.Out.AttachGrad(grad)
 	z := net.Enc.Forward(k.gen.imp.adj, k.gen.imp.x, nil, false, nil)
 	counts := gnn.Counts(net.Degrees(z, false))
-	req := &sageRequest{From: 0, Round: 2, Gen: net.FGen, Scale: 0.125}
+	r, d := len(k.gen.train), gnn.MaxPred*k.feat
+	sc := &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
+		target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
+	req := &sageRequest{From: 0, Round: 2, Gen: sc, Scale: 0.125}
 	for _, a := range k.gen.train {
 		req.Z = append(req.Z, slices.Clone(z.RawRowView(a)))
 		req.Pred = append(req.Pred, max(counts[a], 2)) // some slots to compare

@@ -147,7 +147,7 @@ func phaseOf(st Strategy, round int) string {
 // neighbours. No features leave a client.
 type sageRequest struct {
 	From, Round, Step int
-	Gen               *gnn.FGen // fGen_k, read only; its gradients collect the answers
+	Gen               *sageScratch // fGen_k (read only; its gradients collect the answers), and room to work
 	Z                 [][]float64
 	Pred, True        []int
 	Scale             float64 // b / M
