@@ -114,6 +114,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if c.Algo == FedSagePlus && c.layers() != 2 {
+		return &SettingError{"layers", strconv.Itoa(c.Layers), "2 (fedsage_plus's GraphSAGE networks have two layers)"}
+	}
 	if c.GenRounds < 0 {
 		return &SettingError{"gen_rounds", strconv.Itoa(c.GenRounds), ">= 0"}
 	}

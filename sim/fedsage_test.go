@@ -299,3 +299,27 @@ func relDiff(a, b []float64) float64 {
 	}
 	return math.Sqrt(d) / (math.Sqrt(na) + math.Sqrt(nb))
 }
+
+// TestFedSagePlusSettings checks the settings FedSage+ reads and refuses.
+func TestFedSagePlusSettings(t *testing.T) {
+	if got := AlgorithmSettings(FedSagePlus); !slices.Equal(got, []string{"gen_rounds", "gen_steps"}) {
+		t.Errorf("fedsage_plus settings %v", got)
+	}
+	for key, v := range map[string]string{"gen_rounds": "-1", "gen_steps": "0", "layers": "3"} {
+		c := sageConfig(2, 4)
+		if err := c.Set(key, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); settingKey(err) != key {
+			t.Errorf("%s = %s: Validate says %v", key, v, err)
+		}
+	}
+	c := sageConfig(0, 2) // no generator: FedAvg of GraphSAGE on the graphs as they are
+	e := runEngine(t, c, smallData(t, 7))
+	if r := e.Reports()[0]; r.Phase != PhaseFedAvg || r.Weights == nil {
+		t.Errorf("gen_rounds 0: round 1 in phase %q with weights %v", r.Phase, r.Weights != nil)
+	}
+	if e.runners[0].(*sageClient).mend != nil {
+		t.Error("gen_rounds 0 mended a graph")
+	}
+}
