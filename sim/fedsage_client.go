@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
@@ -61,7 +62,8 @@ type sageGraph struct {
 // sageGen is a client's state in the generator phase.
 type sageGen struct {
 	net    *gnn.NeighGen
-	opt    *gnn.Adam   // net.Params()
+	opt    *gnn.Adam   // the encoder's and dGen's parameters
+	fopt   *gnn.Adam   // fGen's float64 parameters
 	outOpt *gnn.Adam32 // net.FGen.Out.W
 	imp    sageGraph   // the impaired graph G_k^-
 	csr    *gnn.CSR    // its adjacency
@@ -129,8 +131,8 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 	sc.opt = gnn.NewAdam(sc.cls.Params(), cfg.LR, cfg.WD)
 	if cfg.GenRounds > 0 {
 		net := gnn.NewNeighGen(data.NumFeatures, cfg.Hidden, cfg.Dropout, init)
-		sc.gen = &sageGen{net: net, opt: gnn.NewAdam(net.Params(), cfg.LR, cfg.WD),
-			outOpt: gnn.NewAdam32(len(net.FGen.Out.W), cfg.LR, cfg.WD)}
+		sc.gen = &sageGen{net: net, opt: gnn.NewAdam(encoderParams(net), cfg.LR, cfg.WD),
+			fopt: gnn.NewAdam(net.FGen.Params(), cfg.LR, cfg.WD), outOpt: gnn.NewAdam32(len(net.FGen.Out.W), cfg.LR, cfg.WD)}
 		if err := sc.impair(stream(cfg.Seed, "fedsage-hide", c.ID)); err != nil {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
@@ -368,7 +370,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	}
 	s.scratch.gen.Out.AttachGrad(grad)
 	defer s.scratch.gen.Out.AttachGrad(nil)
-	cross := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: s.scratch,
+	cross, used := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: s.scratch,
 		Z: zTrain, Pred: trPred, True: s.trMiss, Scale: sageB / m})
 	total := (sageA*ld + sageB*lf + sageC*lc + sageB*cross) / m
 	if err := c.finite(round, step, total, c.cls.Params()); err != nil {
@@ -384,8 +386,21 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	}
 	c.opt.Step()
 	s.opt.Step()
-	s.outOpt.Step(net.FGen.Out.W, grad)
+	if used || slices.ContainsFunc(counts, func(k int) bool { return k > 0 }) {
+		// fGen took part in the step's loss. When no neighbour was
+		// generated, here or by any answer, it did not, and like torch's
+		// Adam for a parameter without a gradient, its optimiser does not
+		// step (which would move every weight by about lr on the weight
+		// decay alone).
+		s.fopt.Step()
+		s.outOpt.Step(net.FGen.Out.W, grad)
+	}
 	return lc, nil
+}
+
+// encoderParams returns the parameters of NeighGen's encoder and dGen.
+func encoderParams(net *gnn.NeighGen) []*gnn.Param {
+	return append(append([]*gnn.Param(nil), net.Enc.Params()...), net.DGen.Params()...)
 }
 
 // firstChild returns the first index r' <= r with parents[r'] == parents[r]
@@ -403,10 +418,10 @@ func firstChild(parents []int, r int) int {
 // it runs fGen_k on z_k and adds the gradient of (b/M) L^f_{k<-j} to
 // fGen_k's gradients. Its draws come from a stream of its own for (round,
 // step, k, j), so they do not depend on the order clients run. It returns
-// L^f_{k<-j}.
-func (c *sageClient) answer(req *sageRequest, clients int) float64 {
+// L^f_{k<-j}, and whether any neighbour was generated (fGen took part).
+func (c *sageClient) answer(req *sageRequest, clients int) (float64, bool) {
 	if !c.edges || len(req.Z) == 0 {
-		return 0
+		return 0, false
 	}
 	rng := stream(c.relay.seed, "fedsage-cross", ((req.Round*c.genSteps+req.Step)*clients+req.From)*clients+c.ID)
 	g := c.data.Graph
@@ -426,10 +441,12 @@ func (c *sageClient) answer(req *sageRequest, clients int) float64 {
 	}
 	counts := make([]int, r)
 	z := sc.z
+	used := false
 	for row, v := range req.Z {
 		copy(z.RawRowView(row), v)
 		if req.True[row] > 0 {
 			counts[row] = req.Pred[row]
+			used = used || counts[row] > 0
 		}
 	}
 	xg := sc.gen.Forward(z, counts, true, rng)
@@ -437,7 +454,7 @@ func (c *sageClient) answer(req *sageRequest, clients int) float64 {
 	dxg.Zero()
 	loss := gnn.GreedyLoss(xg, nil, target, req.Pred, req.True, req.Scale, dxg)
 	sc.gen.Backward(dxg)
-	return loss
+	return loss, used
 }
 
 // mendGraph ends the generator phase: the generator, in evaluation mode

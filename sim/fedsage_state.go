@@ -17,12 +17,13 @@ import (
 // are stored as their little-endian bits (4 bytes an entry; gob would
 // spend 8 or 9).
 type sageState struct {
-	Gen     []ParamState // NeighGen's float64 parameters
-	GenAdam gnn.AdamState
-	OutW    []byte // fgen.out.weight
-	OutM    []byte // its Adam moments
-	OutV    []byte
-	OutT    int
+	Gen      []ParamState  // NeighGen's float64 parameters
+	GenAdam  gnn.AdamState // the encoder's and dGen's
+	FGenAdam gnn.AdamState // fGen's float64 parameters
+	OutW     []byte        // fgen.out.weight
+	OutM     []byte        // its Adam moments
+	OutV     []byte
+	OutT     int
 
 	Mended  bool
 	Parents []int     // the node each generated row hangs on
@@ -45,7 +46,7 @@ func (c *sageClient) State() (ClientState, error) {
 		for _, p := range g.net.Params() {
 			st.Gen = append(st.Gen, ParamState{Name: p.Name, Value: append([]float64(nil), p.Value...)})
 		}
-		st.GenAdam = g.opt.State()
+		st.GenAdam, st.FGenAdam = g.opt.State(), g.fopt.State()
 		st.OutW, st.OutM, st.OutV = bits32(g.net.FGen.Out.W), bits32(g.outOpt.M), bits32(g.outOpt.V)
 		st.OutT = g.outOpt.T
 	}
@@ -106,6 +107,9 @@ func (c *sageClient) SetState(s ClientState) error {
 			return err
 		}
 		if err := g.opt.SetState(st.GenAdam); err != nil {
+			return fmt.Errorf("client %d: %w", c.ID, err)
+		}
+		if err := g.fopt.SetState(st.FGenAdam); err != nil {
 			return fmt.Errorf("client %d: %w", c.ID, err)
 		}
 		out := g.net.FGen.Out

@@ -256,8 +256,10 @@ func TestFedSagePlusAnswerGradient(t *testing.T) {
 	}
 	req.True = k.gen.trMiss
 	zeroGrads(net.FGen.Params())
-	j.answer(req, len(e.runners))
-	loss := func() float64 { return req.Scale * j.answer(req, len(e.runners)) }
+	if _, used := j.answer(req, len(e.runners)); !used {
+		t.Fatal("no neighbour generated: the check proves nothing")
+	}
+	loss := func() float64 { l, _ := j.answer(req, len(e.runners)); return req.Scale * l }
 	ps := []*gnn.Param{net.FGen.FC1.Bias, net.FGen.Out.Bias}
 	var grads [][]float64
 	for _, p := range ps {

@@ -172,15 +172,18 @@ type sageRelay struct {
 	free [][]float64
 }
 
-// exchange delivers req to every client but its sender, in client order.
-func (r *sageRelay) exchange(req *sageRequest) float64 {
+// exchange delivers req to every client but its sender, in client order,
+// and returns the sum of their losses and whether fGen_k took part in any.
+func (r *sageRelay) exchange(req *sageRequest) (float64, bool) {
 	var loss float64
+	used := false
 	for j, c := range r.clients {
 		if j != req.From {
-			loss += c.answer(req, len(r.clients))
+			l, u := c.answer(req, len(r.clients))
+			loss, used = loss+l, used || u
 		}
 	}
-	return loss
+	return loss, used
 }
 
 // gradBuffer returns a zeroed buffer of n entries.
