@@ -25,7 +25,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("table", table.Main, "which table: main (Table 1) or ablation (FedAux_hard and FedAvg_mask on 10 clients)")
 	datasets := fs.String("datasets", "", "comma-separated dataset prefixes of the presets (default: the table's; main: cora,citeseer,computer,photo)")
 	clients := fs.String("clients", "", "comma-separated numbers of clients (default: main 5,10,20; ablation 10)")
-	algos := fs.String("algos", "", "comma-separated algorithms (default: main local,fedavg,fedprox,fedper,gcfl,fedgnn,fedgta,fedpub,fedaux; ablation fedaux,fedaux_hard,fedavg_mask)")
+	algos := fs.String("algos", "", "comma-separated algorithms (default: main local,fedavg,fedprox,fedper,gcfl,fedgnn,fedgta,fedsage_plus,fedpub,fedaux; ablation fedaux,fedaux_hard,fedavg_mask)")
 	out := fs.String("out", "", "output `dir`: the results files and the Markdown table (default ./runs/table-<table>)")
 	shard := fs.String("shard", "", "run one share of the runs: `I/N` (the runs whose index is I mod N) or auto (from a Slurm job array or a Kubernetes Indexed Job); each shard writes its own results file, and the table is rendered from all of them")
 	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")

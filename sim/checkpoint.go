@@ -57,6 +57,9 @@ type ClientState struct {
 	Params []ParamState
 	Adam   gnn.AdamState
 	RNG    []byte // the PCG source, MarshalBinary
+	// Extra is a runner's state beyond these, in its own encoding
+	// (FedSage+'s generator or mended graph); nil for Client.
+	Extra []byte
 }
 
 // PendingMessage is the server's message to one client for the next round.

@@ -61,6 +61,10 @@ type Config struct {
 	// FedGNNExpansion turns on FedGNN's graph expansion through the
 	// server; off, FedGNN is FedAvg with LDP (spec 8b; see fedGNN).
 	FedGNNExpansion bool
+	// GenRounds and GenSteps are FedSage+'s generator phase: rounds
+	// 1..GenRounds train NeighGen and the local classifier, GenSteps Adam
+	// steps each; later rounds run FedAvg on the mended graphs.
+	GenRounds, GenSteps int
 }
 
 // DefaultConfig returns the reference hyperparameters of spec section 6.
@@ -72,6 +76,7 @@ func DefaultConfig() Config {
 		Source: SourceAPV, APVMix: true,
 		Mu: defaultMu, Tau: defaultTau, GCFLEps1: defaultGCFLEps1, GCFLEps2: defaultGCFLEps2,
 		GTAMoments: defaultGTAMoments, GTAType: defaultGTAType, GTAEps: defaultGTAEps, FedGNNExpansion: true,
+		GenRounds: defaultGenRounds, GenSteps: 1,
 	}
 }
 
@@ -122,6 +127,15 @@ func (c *Config) Validate() error {
 	}
 	if err := c.validateGTA(); err != nil {
 		return err
+	}
+	if c.Algo == FedSagePlus && c.layers() != 2 {
+		return &SettingError{"layers", strconv.Itoa(c.Layers), "2 (fedsage_plus's GraphSAGE networks have two layers)"}
+	}
+	if c.GenRounds < 0 {
+		return &SettingError{"gen_rounds", strconv.Itoa(c.GenRounds), ">= 0"}
+	}
+	if c.GenSteps < 1 && c.Algo == FedSagePlus {
+		return &SettingError{"gen_steps", strconv.Itoa(c.GenSteps), ">= 1"}
 	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err

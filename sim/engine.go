@@ -68,6 +68,9 @@ type RoundReport struct {
 	// lists them with the report's other matrices.
 	Views   map[Source][][]float64 `json:"-"`
 	Seconds float64                `json:"seconds"`
+	// Phase names the round's phase for algorithms that have phases
+	// (FedSage+: "neighgen", then "fedavg"); "" otherwise.
+	Phase string `json:"phase,omitempty"`
 
 	matrices []Matrix // built once (Matrices); not saved in checkpoints
 }
@@ -128,6 +131,12 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		if proxy, err = proxyGraph(stream(cfg.Seed, "proxy", 0), 5, 100, 0.1, data.NumFeatures); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
+	}
+	if b, ok := st.(runnerBuilder); ok { // clients of its own (FedSage+)
+		if e.runners, err = b.buildRunners(&cfg, data); err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
+		}
+		return e, nil
 	}
 	// Goroutines inside one client: the cores the client pool leaves idle.
 	inner := max(1, runtime.GOMAXPROCS(0)/min(cfg.workers(), len(data.Clients)))
@@ -249,13 +258,13 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	var m Mixing
 	if len(ups) > 0 {
 		vs = views(ups)
-		m = e.strategy.Mix(&RoundInput{Updates: ups, Views: vs, Knobs: e.knobs})
+		m = e.strategy.Mix(&RoundInput{Updates: ups, Views: vs, Knobs: e.knobs, Round: round})
 	}
 	e.pending = spread(mix(ups, m.W, e.cfg.workers(), reusable(e.pending, len(ups))), all)
 	rep := &RoundReport{
 		Round: round, Alpha: e.knobs.Alpha, Sigma: e.knobs.Sigma, Missing: missing,
 		Similarity: m.Similarity, Weights: m.W, Alphas: m.Alphas, Views: vs, WeightsFrom: m.Source,
-		ClusterNorms: m.ClusterNorms,
+		ClusterNorms: m.ClusterNorms, Phase: phaseOf(e.strategy, round),
 	}
 	for _, c := range m.Clusters {
 		ids := make([]int, len(c))

@@ -12,7 +12,7 @@ import (
 func TestRoundMatrices(t *testing.T) {
 	want := map[Algorithm]Source{
 		FedAux: SourceAPV, FedAvgMask: SourceAPV, FedAuxHard: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
-		FedAvg: "", FedPer: "", FedProx: "", Local: "",
+		FedAvg: "", FedPer: "", FedProx: "", Local: "", FedSagePlus: "",
 		FedGTA: SourceMoments, FedGNN: "",
 	}
 	for _, algo := range Algorithms() {
@@ -52,14 +52,17 @@ func TestRoundMatrices(t *testing.T) {
 		if algo == FedGTA {
 			order = append(order, "moments")
 		}
-		if algo != Local {
+		if algo == FedSagePlus { // no signatures; no mixing in a generator round
+			order = nil
+		}
+		if algo != Local && algo != FedSagePlus {
 			order = append(order, MatrixWeights)
 		}
 		order = append(order, MatrixGroundTruth)
 		if !slices.Equal(names, order) {
 			t.Errorf("%s: matrices %v, want %v", algo, names, order)
 		}
-		if m, ok := rep.Matrix(MatrixWeights); algo != Local && (!ok || m.Kind != KindWeights) {
+		if m, ok := rep.Matrix(MatrixWeights); algo != Local && algo != FedSagePlus && (!ok || m.Kind != KindWeights) {
 			t.Errorf("%s: weights matrix %v %v", algo, ok, m.Kind)
 		}
 	}

@@ -142,6 +142,8 @@ var settings = []setting{
 			c.FedGNNExpansion, err = parseOnOff("fedgnn_expansion", s)
 			return err
 		}}, FedGNN),
+	withAlgos(intSetting("gen_rounds", func(c *Config) *int { return &c.GenRounds }), FedSagePlus),
+	withAlgos(intSetting("gen_steps", func(c *Config) *int { return &c.GenSteps }), FedSagePlus),
 }
 
 func withAlgos(s setting, algos ...Algorithm) setting {

@@ -23,6 +23,7 @@ type RoundInput struct {
 	Updates []*Update
 	Views   map[Source][][]float64
 	Knobs   Knobs
+	Round   int // the round being mixed, from 1
 }
 
 // Mixing is the server's decision for a round.
@@ -89,6 +90,8 @@ var algorithms = map[Algorithm]algorithm{
 		func(c *Config) Strategy { return fedAuxHard{fedAux{source: c.Source, apvMix: c.APVMix}} }},
 	FedGTA: {"FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence", newFedGTA},
 	FedGNN: {"FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size", newFedGNN},
+	FedSagePlus: {"FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
+		newFedSagePlus},
 }
 
 // Algorithms lists the algorithms, sorted by name.

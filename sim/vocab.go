@@ -22,6 +22,9 @@ const (
 	FedPub     Algorithm = "fedpub"
 	FedGNN     Algorithm = "fedgnn" // spec 8b: FedGNN-NC, graph expansion through the server + LDP, FedAvg
 	FedGTA     Algorithm = "fedgta" // spec 8b: label-propagation moments, personalised by accept set and confidence
+	// FedSagePlus is FedSage+ (spec section 8b): NeighGen rounds, then
+	// FedAvg of a GraphSAGE classifier on the mended graphs.
+	FedSagePlus Algorithm = "fedsage_plus"
 )
 
 // ParseAlgorithm returns the algorithm named s.

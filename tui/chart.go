@@ -76,6 +76,9 @@ func (c *chartModel) title() string {
 			st.Test.Render(fmt.Sprintf("─ test %.1f", last.MeanTest))
 		extra = append(extra, st.Dim.Render(fmt.Sprintf("best val %.1f@%d", s.BestVal, s.BestRound)),
 			st.Dim.Render(fmt.Sprintf("(test %.1f)", s.TestAtBestVal)))
+		if last.Phase != "" { // FedSage+: neighgen, then fedavg
+			extra = append(extra, st.Dim.Render("phase "+last.Phase))
+		}
 	}
 	if len(c.controls) > 0 {
 		extra = append(extra, st.Marker.Render("┊ knob"))

@@ -1,0 +1,305 @@
+package gnn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// MeanAdj is GraphSAGE's mean aggregation over a graph's neighbourhoods,
+//
+//	(M X)_i = (1/|N(i)|) sum_{j in N(i)} x_j      (0 when N(i) is empty),
+//
+// with N(i) the stored neighbours of i other than i itself (edge weights
+// are ignored), as PyG's SAGEConv aggregates a graph without self loops.
+// M is not symmetric; the backward pass applies its transpose.
+type MeanAdj struct {
+	m, mt CSR // M and M^T
+}
+
+// NewMeanAdj builds the mean aggregation of a square adjacency matrix.
+func NewMeanAdj(adj *CSR) (*MeanAdj, error) {
+	if adj == nil {
+		return nil, errors.New("gnn: nil adjacency")
+	}
+	if err := adj.Validate(); err != nil {
+		return nil, err
+	}
+	if adj.Rows != adj.Cols {
+		return nil, fmt.Errorf("gnn: adjacency is %dx%d, want square", adj.Rows, adj.Cols)
+	}
+	n := adj.Rows
+	m := CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		lo := len(m.Indices)
+		for k := adj.Indptr[i]; k < adj.Indptr[i+1]; k++ {
+			if j := adj.Indices[k]; j != i {
+				m.Indices = append(m.Indices, j)
+			}
+		}
+		for range m.Indices[lo:] {
+			m.Values = append(m.Values, 1/float64(len(m.Indices)-lo))
+		}
+		m.Indptr[i+1] = len(m.Indices)
+	}
+	return &MeanAdj{m: m, mt: transposeCSR(&m)}, nil
+}
+
+// transposeCSR returns the transpose of a, columns sorted within each row.
+func transposeCSR(a *CSR) CSR {
+	t := CSR{Rows: a.Cols, Cols: a.Rows, Indptr: make([]int, a.Cols+1)}
+	t.Indices = make([]int, len(a.Indices))
+	t.Values = make([]float64, len(a.Values))
+	for _, j := range a.Indices {
+		t.Indptr[j+1]++
+	}
+	for j := 0; j < a.Cols; j++ {
+		t.Indptr[j+1] += t.Indptr[j]
+	}
+	next := append([]int(nil), t.Indptr[:a.Cols]...)
+	for i := 0; i < a.Rows; i++ {
+		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
+			j := a.Indices[k]
+			t.Indices[next[j]] = i
+			t.Values[next[j]] = a.Values[k]
+			next[j]++
+		}
+	}
+	return t
+}
+
+// N returns the number of nodes.
+func (a *MeanAdj) N() int { return a.m.Rows }
+
+// Apply sets dst = M x (dst and x N x k, not sharing storage).
+func (a *MeanAdj) Apply(dst, x *mat.Dense) { a.m.mulDense(dst, x) }
+
+// ApplyT sets dst = M^T x (dst and x N x k, not sharing storage).
+func (a *MeanAdj) ApplyT(dst, x *mat.Dense) { a.mt.mulDense(dst, x) }
+
+// SAGE is a GraphSAGE layer with mean aggregation (Hamilton et al.,
+// NeurIPS 2017; PyG's SAGEConv):
+//
+//	out_i = x_i W_r + (mean_{j in N(i)} x_j) W_n + b,
+//
+// with the root weight W_r and the neighbour weight W_n (In x Out) and
+// the bias b (1 x Out), all drawn as torch's nn.Linear draws them,
+// uniform in +-1/sqrt(In). Its input is a feature matrix X (sparse or
+// dense) optionally followed by extra dense rows E (the generated
+// neighbours of a mended graph), so that the rows of [X; E] are the nodes
+// of the aggregation's graph; Backward returns the gradient of E.
+//
+// The matrices Forward and Backward return belong to the layer and are
+// overwritten by its next call.
+type SAGE struct {
+	In, Out int
+	Root    *Param // W_r
+	Neigh   *Param // W_n
+	Bias    *Param
+
+	// GradOnlyNonzero makes Backward compute the input gradient only
+	// where the dense input is non-zero (exact after a ReLU or dropout).
+	GradOnlyNonzero bool
+
+	adj   *MeanAdj
+	x     Features
+	extra *mat.Dense
+	n0    int // rows of x
+	pr    buffer
+	pn    buffer
+	agg   buffer
+	dpn   buffer
+	dx    buffer
+	de    buffer
+}
+
+// NewSAGE returns a layer named name (parameters name.root, name.neigh,
+// name.bias) initialised from rng in that order.
+func NewSAGE(name string, in, out int, rng *rand.Rand) *SAGE {
+	l := &SAGE{In: in, Out: out}
+	bound := 1 / math.Sqrt(float64(in))
+	l.Root = newParam(name+".root", in, out, false)
+	l.Neigh = newParam(name+".neigh", in, out, false)
+	l.Bias = newParam(name+".bias", 1, out, false)
+	l.Root.uniform(rng, bound)
+	l.Neigh.uniform(rng, bound)
+	l.Bias.uniform(rng, bound)
+	return l
+}
+
+// Params returns root, neigh and bias.
+func (l *SAGE) Params() []*Param { return []*Param{l.Root, l.Neigh, l.Bias} }
+
+// Forward returns out for the nodes [x; extra] (extra may be nil) of the
+// graph of adj.
+func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
+	n0, f := x.Dims()
+	n := n0
+	if extra != nil {
+		r, c := extra.Dims()
+		if c != l.In {
+			panic(fmt.Sprintf("gnn: SAGE forward: extra rows have %d columns, layer takes %d", c, l.In))
+		}
+		n += r
+	}
+	if f != l.In || n != adj.N() || n == 0 {
+		panic(fmt.Sprintf("gnn: SAGE forward: features %dx%d (+%d extra rows), graph of %d nodes, layer input %d", n0, f, n-n0, adj.N(), l.In))
+	}
+	l.adj, l.x, l.extra, l.n0 = adj, x, extra, n0
+	pr, pn := l.pr.get(n, l.Out), l.pn.get(n, l.Out)
+	wr, wn := l.Root.Matrix(), l.Neigh.Matrix()
+	if s := x.Sparse; s != nil {
+		rr, nr := pr.RawMatrix(), pn.RawMatrix()
+		for i := 0; i < n0; i++ {
+			a := rr.Data[i*rr.Stride : i*rr.Stride+l.Out]
+			b := nr.Data[i*nr.Stride : i*nr.Stride+l.Out]
+			clear(a)
+			clear(b)
+			for k := s.Indptr[i]; k < s.Indptr[i+1]; k++ {
+				j, v := s.Indices[k], s.Values[k]
+				axpy(a, v, l.Root.Value[j*l.Out:(j+1)*l.Out])
+				axpy(b, v, l.Neigh.Value[j*l.Out:(j+1)*l.Out])
+			}
+		}
+	} else {
+		mulSkip(sageRows(pr, 0, n0), x.Dense, wr)
+		mulSkip(sageRows(pn, 0, n0), x.Dense, wn)
+	}
+	if extra != nil {
+		mulSkip(sageRows(pr, n0, n), extra, wr)
+		mulSkip(sageRows(pn, n0, n), extra, wn)
+	}
+	out := l.agg.get(n, l.Out)
+	adj.Apply(out, pn)
+	out.Add(out, pr)
+	addRowVector(out, l.Bias.Value)
+	return out
+}
+
+// Backward takes dL/dout, adds the parameter gradients to their Grad
+// fields and returns dL/dx (nil unless needInput and x was dense) and
+// dL/dextra (nil when there were no extra rows).
+func (l *SAGE) Backward(dOut *mat.Dense, needInput bool) (dx, dExtra *mat.Dense) {
+	n, _ := dOut.Dims()
+	n0 := l.n0
+	addColumnSums(l.Bias.Grad, dOut)
+	dpn := l.dpn.get(n, l.Out)
+	l.adj.ApplyT(dpn, dOut)
+	gr, gn := l.Root.GradMatrix(), l.Neigh.GradMatrix()
+	if s := l.x.Sparse; s != nil {
+		dr, nr := dOut.RawMatrix(), dpn.RawMatrix()
+		for i := 0; i < n0; i++ {
+			a := dr.Data[i*dr.Stride : i*dr.Stride+l.Out]
+			b := nr.Data[i*nr.Stride : i*nr.Stride+l.Out]
+			for k := s.Indptr[i]; k < s.Indptr[i+1]; k++ {
+				j, v := s.Indices[k], s.Values[k]
+				axpy(l.Root.Grad[j*l.Out:(j+1)*l.Out], v, a)
+				axpy(l.Neigh.Grad[j*l.Out:(j+1)*l.Out], v, b)
+			}
+		}
+	} else {
+		mulTransAddSkip(gr, l.x.Dense, sageRows(dOut, 0, n0))
+		mulTransAddSkip(gn, l.x.Dense, sageRows(dpn, 0, n0))
+		if needInput {
+			dx = l.dx.get(n0, l.In)
+			var pattern *mat.Dense
+			if l.GradOnlyNonzero {
+				pattern = l.x.Dense
+			}
+			l.inputGrad(dx, sageRows(dOut, 0, n0), sageRows(dpn, 0, n0), pattern)
+		}
+	}
+	if l.extra != nil {
+		mulTransAddSkip(gr, l.extra, sageRows(dOut, n0, n))
+		mulTransAddSkip(gn, l.extra, sageRows(dpn, n0, n))
+		dExtra = l.de.get(n-n0, l.In)
+		l.inputGrad(dExtra, sageRows(dOut, n0, n), sageRows(dpn, n0, n), nil)
+	}
+	return dx, dExtra
+}
+
+// inputGrad sets dst = dr W_r^T + dn W_n^T; with a pattern (the input,
+// when it came out of a ReLU) only its non-zero entries are computed,
+// the rest being set to zero (the ReLU's backward zeroes them anyway).
+func (l *SAGE) inputGrad(dst, dr, dn, pattern *mat.Dense) {
+	d, a, b := dst.RawMatrix(), dr.RawMatrix(), dn.RawMatrix()
+	var p []float64
+	ps := 0
+	if pattern != nil {
+		raw := pattern.RawMatrix()
+		p, ps = raw.Data, raw.Stride
+	}
+	for i := 0; i < d.Rows; i++ {
+		row := d.Data[i*d.Stride : i*d.Stride+l.In]
+		ra := a.Data[i*a.Stride : i*a.Stride+l.Out]
+		rb := b.Data[i*b.Stride : i*b.Stride+l.Out]
+		for j := range row {
+			if p != nil && p[i*ps+j] == 0 {
+				row[j] = 0
+				continue
+			}
+			row[j] = dot(ra, l.Root.Value[j*l.Out:(j+1)*l.Out]) + dot(rb, l.Neigh.Value[j*l.Out:(j+1)*l.Out])
+		}
+	}
+}
+
+// SAGENet is a two-layer GraphSAGE network, In -> Hidden -> Out, FedSage+'s
+// classifier and NeighGen's encoder:
+//
+//	h   = dropout(relu(sage1([X; E])))
+//	out = sage2(h)
+//
+// with optional extra dense rows E (generated neighbours). Dropout acts
+// in training mode only.
+type SAGENet struct {
+	L1, L2 *SAGE
+	relu   ReLU
+	drop   Dropout
+	h      *mat.Dense
+	params []*Param
+}
+
+// NewSAGENet returns a network whose layers are named prefix+"1" and
+// prefix+"2", initialised from rng in that order.
+func NewSAGENet(prefix string, in, hidden, out int, dropout float64, rng *rand.Rand) *SAGENet {
+	m := &SAGENet{L1: NewSAGE(prefix+"1", in, hidden, rng), L2: NewSAGE(prefix+"2", hidden, out, rng)}
+	m.L2.GradOnlyNonzero = true // its input comes out of ReLU and dropout
+	m.drop.P = dropout
+	m.params = append(m.L1.Params(), m.L2.Params()...)
+	return m
+}
+
+// Params returns the parameters of both layers, first layer first.
+func (m *SAGENet) Params() []*Param { return m.params }
+
+// Forward returns the N x Out output for the nodes [x; extra] of the
+// graph of adj. In training mode dropout draws from rng. The result
+// belongs to the network.
+func (m *SAGENet) Forward(adj *MeanAdj, x Features, extra *mat.Dense, train bool, rng *rand.Rand) *mat.Dense {
+	m.h = m.drop.Forward(m.relu.Forward(m.L1.Forward(adj, x, extra)), train, rng)
+	return m.L2.Forward(adj, Features{Dense: m.h}, nil)
+}
+
+// Backward takes dL/dout of the last Forward, adds the parameter
+// gradients and returns dL/dextra (nil without extra rows).
+func (m *SAGENet) Backward(dOut *mat.Dense) *mat.Dense {
+	dh, _ := m.L2.Backward(dOut, true)
+	_, de := m.L1.Backward(m.relu.Backward(m.drop.Backward(dh)), false)
+	return de
+}
+
+// Hidden returns h of the last Forward (N x Hidden), owned by the network.
+func (m *SAGENet) Hidden() *mat.Dense { return m.h }
+
+// sageRows returns the rows lo..hi-1 of m as a view (m itself when that
+// is all of it); lo < hi.
+func sageRows(m *mat.Dense, lo, hi int) *mat.Dense {
+	r, c := m.Dims()
+	if lo == 0 && hi == r {
+		return m
+	}
+	return m.Slice(lo, hi, 0, c).(*mat.Dense)
+}

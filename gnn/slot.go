@@ -1,0 +1,231 @@
+package gnn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Tiles of SlotLinear's weight: slotTileRows rows of W by slotTileCols
+// columns of one slot, converted to float64 once and applied to every row
+// that asks for the slot (64 KiB, resident in L2).
+const (
+	slotTileRows = 32
+	slotTileCols = 256
+)
+
+// SlotLinear is the output layer of FedSage+'s feature generator, In ->
+// Slots x Width, computed only for the slots each row asks for:
+//
+//	out_{i,s} = h_i W_s + b_s      for s < count_i,   0 for the other slots,
+//
+// where W_s (In x Width) holds the columns s Width .. (s+1) Width - 1 of
+// the weight W (In x Slots Width) and b_s the same entries of the bias.
+// Rows of the generator's output beyond a node's predicted count are
+// never read (not by the mending, not by the losses), so they are not
+// computed: with a mean count near 1 this is a fifth of the dense cost.
+//
+// W is by far the largest tensor of FedSage+ (2048 x 5 x 1433 = 14.7M
+// entries on Cora, 37.9M on CiteSeer), and every client holds one, with
+// its Adam moments, for the whole generator phase. It is therefore
+// stored in float32, as are its moments (Adam32); the arithmetic is
+// float64, and the gradient, which lives only while a client steps, is a
+// float64 buffer the caller attaches (AttachGrad). W's entries enter the
+// products as the float64 values of the stored float32 numbers, so the
+// gradient is exact for the stored weights.
+//
+// The matrices Forward and Backward return belong to the layer and are
+// overwritten by its next call.
+type SlotLinear struct {
+	In, Slots, Width int
+	W                []float32 // In x Slots*Width, row-major
+	Bias             *Param    // 1 x Slots*Width
+
+	// GradOnlyNonzero makes Backward compute the input gradient only
+	// where the input is non-zero (exact after a ReLU or a dropout).
+	GradOnlyNonzero bool
+
+	grad   []float64 // dL/dW, attached by the caller
+	h      *mat.Dense
+	counts []int
+	rows   [][]int // per slot, the rows that ask for it
+	tile   []float64
+	out    buffer
+	dh     buffer
+}
+
+// NewSlotLinear returns a layer named name (name.weight, name.bias) with
+// torch nn.Linear's initialisation, uniform in +-1/sqrt(In), drawn from
+// rng weight first.
+func NewSlotLinear(name string, in, slots, width int, rng *rand.Rand) *SlotLinear {
+	l := &SlotLinear{In: in, Slots: slots, Width: width, W: make([]float32, in*slots*width)}
+	bound := 1 / math.Sqrt(float64(in))
+	for i := range l.W {
+		l.W[i] = float32((2*rng.Float64() - 1) * bound)
+	}
+	l.Bias = newParam(name+".bias", 1, slots*width, false)
+	l.Bias.uniform(rng, bound)
+	return l
+}
+
+// AttachGrad makes g (In x Slots*Width, or nil to detach) the buffer
+// Backward adds dL/dW to.
+func (l *SlotLinear) AttachGrad(g []float64) {
+	if g != nil && len(g) != len(l.W) {
+		panic(fmt.Sprintf("gnn: slot layer gradient of %d entries, weight has %d", len(g), len(l.W)))
+	}
+	l.grad = g
+}
+
+// Grad returns the attached gradient buffer (nil when none).
+func (l *SlotLinear) Grad() []float64 { return l.grad }
+
+// Forward returns out (N x Slots*Width) for the N x In input h, slots
+// s >= counts[i] of row i left zero. counts[i] must lie in [0, Slots].
+func (l *SlotLinear) Forward(h *mat.Dense, counts []int) *mat.Dense {
+	n, f := h.Dims()
+	if f != l.In || len(counts) != n {
+		panic(fmt.Sprintf("gnn: slot layer forward: input %dx%d with %d counts, layer takes %d", n, f, len(counts), l.In))
+	}
+	l.h, l.counts = h, counts
+	if len(l.rows) != l.Slots {
+		l.rows = make([][]int, l.Slots)
+	}
+	for s := range l.rows {
+		l.rows[s] = l.rows[s][:0]
+	}
+	for i, c := range counts {
+		if c < 0 || c > l.Slots {
+			panic(fmt.Sprintf("gnn: slot layer forward: count %d of row %d outside [0,%d]", c, i, l.Slots))
+		}
+		for s := 0; s < c; s++ {
+			l.rows[s] = append(l.rows[s], i)
+		}
+	}
+	out := l.out.zeros(n, l.Slots*l.Width)
+	o, x := out.RawMatrix(), h.RawMatrix()
+	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
+		w := c1 - c0
+		for _, i := range l.rows[s] {
+			dst := o.Data[i*o.Stride+s*l.Width+c0 : i*o.Stride+s*l.Width+c1]
+			for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
+				if v != 0 {
+					axpy(dst, v, tile[a*w:(a+1)*w])
+				}
+			}
+		}
+	})
+	for s, rows := range l.rows {
+		b := l.Bias.Value[s*l.Width : (s+1)*l.Width]
+		for _, i := range rows {
+			axpy(o.Data[i*o.Stride+s*l.Width:i*o.Stride+(s+1)*l.Width], 1, b)
+		}
+	}
+	return out
+}
+
+// eachTile calls fn for every tile of every slot some row asks for, with
+// the tile's float64 copy: rows a0..a1-1 of W, columns c0..c1-1 of slot s.
+func (l *SlotLinear) eachTile(fn func(s, a0, a1, c0, c1 int, tile []float64)) {
+	stride := l.Slots * l.Width
+	l.tile = grow(l.tile, slotTileRows*slotTileCols)
+	for s := 0; s < l.Slots; s++ {
+		if len(l.rows[s]) == 0 {
+			continue
+		}
+		for c0 := 0; c0 < l.Width; c0 += slotTileCols {
+			c1 := min(c0+slotTileCols, l.Width)
+			w := c1 - c0
+			for a0 := 0; a0 < l.In; a0 += slotTileRows {
+				a1 := min(a0+slotTileRows, l.In)
+				tile := l.tile[:(a1-a0)*w]
+				for a := a0; a < a1; a++ {
+					src := l.W[a*stride+s*l.Width+c0 : a*stride+s*l.Width+c1]
+					dst := tile[(a-a0)*w : (a-a0+1)*w]
+					for j, v := range src {
+						dst[j] = float64(v)
+					}
+				}
+				fn(s, a0, a1, c0, c1, tile)
+			}
+		}
+	}
+}
+
+// Backward takes dL/dout (entries of slots not computed are ignored),
+// adds dL/db to the bias gradient and dL/dW to the attached buffer (none
+// attached: W gets no gradient) and returns dL/dh when needInput.
+func (l *SlotLinear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
+	n, _ := l.h.Dims()
+	d, x := dOut.RawMatrix(), l.h.RawMatrix()
+	stride := l.Slots * l.Width
+	for s, rows := range l.rows {
+		b := l.Bias.Grad[s*l.Width : (s+1)*l.Width]
+		for _, i := range rows {
+			axpy(b, 1, d.Data[i*d.Stride+s*l.Width:i*d.Stride+(s+1)*l.Width])
+		}
+	}
+	var dh *mat.Dense
+	var g []float64
+	if needInput {
+		dh = l.dh.zeros(n, l.In)
+		g = dh.RawMatrix().Data
+	} else if l.grad == nil {
+		return nil
+	}
+	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
+		w := c1 - c0
+		for _, i := range l.rows[s] {
+			src := d.Data[i*d.Stride+s*l.Width+c0 : i*d.Stride+s*l.Width+c1]
+			hrow := x.Data[i*x.Stride+a0 : i*x.Stride+a1]
+			for a, v := range hrow {
+				if l.grad != nil && v != 0 {
+					lo := (a0+a)*stride + s*l.Width
+					axpy(l.grad[lo+c0:lo+c1], v, src)
+				}
+				if g != nil && (v != 0 || !l.GradOnlyNonzero) {
+					g[i*l.In+a0+a] += dot(src, tile[a*w:(a+1)*w])
+				}
+			}
+		}
+	})
+	return dh
+}
+
+// Adam32 is Adam with coupled weight decay, exactly as Adam, for a
+// float32 tensor (SlotLinear.W) with a float64 gradient: the update is
+// computed in float64 from the stored float32 weight and moments, and
+// the results are stored in float32.
+type Adam32 struct {
+	LR, Beta1, Beta2, Eps, WeightDecay float64
+
+	M, V []float32
+	T    int // steps taken
+}
+
+// NewAdam32 returns an optimiser for a tensor of n entries with beta1
+// 0.9, beta2 0.999 and eps 1e-8.
+func NewAdam32(n int, lr, weightDecay float64) *Adam32 {
+	return &Adam32{LR: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: weightDecay,
+		M: make([]float32, n), V: make([]float32, n)}
+}
+
+// Step updates w from its gradient g.
+func (a *Adam32) Step(w []float32, g []float64) {
+	a.T++
+	t := float64(a.T)
+	b1, b2, wd, eps := a.Beta1, a.Beta2, a.WeightDecay, a.Eps
+	stepSize := a.LR / (1 - math.Pow(b1, t))
+	invBC2 := 1 / math.Sqrt(1-math.Pow(b2, t))
+	m, v, g := a.M[:len(w)], a.V[:len(w)], g[:len(w)]
+	for i, x32 := range w {
+		x := float64(x32)
+		gi := g[i] + wd*x
+		mi := b1*float64(m[i]) + (1-b1)*gi
+		vi := b2*float64(v[i]) + (1-b2)*gi*gi
+		m[i], v[i] = float32(mi), float32(vi)
+		w[i] = float32(x - stepSize*mi/(math.Sqrt(vi)*invBC2+eps))
+	}
+}

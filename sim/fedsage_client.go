@@ -1,0 +1,479 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/graphio"
+	"gonum.org/v1/gonum/mat"
+)
+
+// FedSage+'s loss weights (spec section 8b: a = b = c = 1) and hidden
+// portion (half the validation nodes).
+const (
+	sageA, sageB, sageC = 1.0, 1.0, 1.0
+	sageHidden          = 0.5
+)
+
+// sageClient is one FedSage+ client: its full subgraph, its GraphSAGE
+// classifier and, during the generator phase, its NeighGen and impaired
+// graph; after the phase, its mended graph. It shares no mutable state
+// with other clients: answering another client's request reads its own
+// data only, and writes into the requester's gradients.
+type sageClient struct {
+	ID        int
+	data      *graphio.Client
+	relay     *sageRelay
+	clients   int
+	epochs    int
+	genRounds int
+	genSteps  int
+	feat      int
+
+	full   sageGraph
+	labels []int
+	train  []int
+	val    []int
+	test   []int
+	edges  bool // the graph has an edge (another client can sample neighbours)
+
+	cls  *gnn.SAGENet
+	opt  *gnn.Adam
+	gen  *sageGen  // the generator phase's state; nil outside it
+	mend *sageMend // the mended graph; nil before mending
+	rng  *rand.Rand
+	pcg  *rand.PCG
+	up   []float64
+}
+
+// sageGraph is a graph as the GraphSAGE layers read it: the mean
+// aggregation, the features, and the extra (generated) rows after them.
+type sageGraph struct {
+	adj    *gnn.MeanAdj
+	x      gnn.Features
+	extra  *mat.Dense // nil when none
+	labels []int      // one per row of [x; extra], 0 for generated rows
+}
+
+// sageGen is a client's state in the generator phase.
+type sageGen struct {
+	net    *gnn.NeighGen
+	opt    *gnn.Adam   // the encoder's and dGen's parameters
+	fopt   *gnn.Adam   // fGen's float64 parameters
+	outOpt *gnn.Adam32 // net.FGen.Out.W
+	imp    sageGraph   // the impaired graph G_k^-
+	csr    *gnn.CSR    // its adjacency
+	keep   []int       // full-graph index of each impaired node
+	train  []int       // impaired indices of the training nodes
+	miss   []float64   // n_i, the hidden neighbours of every impaired node
+	trMiss []int       // n_i of the training nodes
+	xmiss  *mat.Dense  // X^miss of the training nodes, |train| x MaxPred*d
+
+	scratch *sageScratch // lent with the client's requests
+	dxg     *mat.Dense   // dL/dx~, Nimp x MaxPred*d
+}
+
+// sageScratch is the working memory another client uses to answer this
+// client's request: a replica of fGen_k (k's weights and gradients, its
+// own activations) and the answer's matrices. Answers to one request run
+// one after the other, so one scratch per requester suffices, and reusing
+// it spares a large allocation per answer.
+type sageScratch struct {
+	gen            *gnn.FGen
+	z, target, dxg *mat.Dense
+}
+
+// sageMend is the mended full graph: the generated rows and the node each
+// hangs on (what a checkpoint keeps), and the graph they make.
+type sageMend struct {
+	extra   *mat.Dense // nil when nothing was generated
+	parents []int
+	graph   sageGraph
+}
+
+// newSageClient builds client c: the shared initial classifier and
+// generator (every client draws them from the run's "init" stream, so all
+// start alike), its hidden nodes and impaired graph.
+func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay) (*sageClient, error) {
+	g := c.Graph
+	adj := toGNN(g.Adj)
+	mean, err := gnn.NewMeanAdj(adj)
+	if err != nil {
+		return nil, fmt.Errorf("client %d: %w", c.ID, err)
+	}
+	src := rand.NewPCG(cfg.Seed, streamKey("fedsage", c.ID))
+	sc := &sageClient{
+		ID: c.ID, data: c, relay: relay, clients: len(data.Clients), epochs: cfg.Epochs,
+		genRounds: cfg.GenRounds, genSteps: max(cfg.GenSteps, 1), feat: data.NumFeatures,
+		full:   sageGraph{adj: mean, x: features(g), labels: g.Labels},
+		labels: g.Labels, edges: adj.NNZ() > 0,
+		rng: rand.New(src), pcg: src,
+	}
+	for i, r := range c.Roles {
+		switch r {
+		case graphio.Train:
+			sc.train = append(sc.train, i)
+		case graphio.Val:
+			sc.val = append(sc.val, i)
+		case graphio.Test:
+			sc.test = append(sc.test, i)
+		}
+	}
+	if len(sc.train) == 0 {
+		return nil, fmt.Errorf("client %d has no training node", c.ID)
+	}
+	init := stream(cfg.Seed, "init", 0)
+	sc.cls = gnn.NewSAGENet("cls", data.NumFeatures, cfg.Hidden, data.NumClasses, cfg.Dropout, init)
+	sc.opt = gnn.NewAdam(sc.cls.Params(), cfg.LR, cfg.WD)
+	if cfg.GenRounds > 0 {
+		net := gnn.NewNeighGen(data.NumFeatures, cfg.Hidden, cfg.Dropout, init)
+		sc.gen = &sageGen{net: net, opt: gnn.NewAdam(encoderParams(net), cfg.LR, cfg.WD),
+			fopt: gnn.NewAdam(net.FGen.Params(), cfg.LR, cfg.WD), outOpt: gnn.NewAdam32(len(net.FGen.Out.W), cfg.LR, cfg.WD)}
+		if err := sc.impair(stream(cfg.Seed, "fedsage-hide", c.ID)); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
+	return sc, nil
+}
+
+// impair hides floor(sageHidden |Va_k|) validation nodes drawn from rng
+// and builds the impaired graph G_k^- they leave, with n_i (hidden
+// neighbours of each remaining node) and X^miss_i (the features of its
+// first min(n_i, MaxPred) hidden neighbours, in adjacency order, zero
+// padded) for the training nodes.
+func (c *sageClient) impair(rng *rand.Rand) error {
+	g := c.data.Graph
+	n := g.N()
+	val := append([]int(nil), c.val...)
+	h := int(math.Floor(sageHidden * float64(len(val))))
+	for i := 0; i < h; i++ { // a partial Fisher-Yates shuffle
+		j := i + rng.IntN(len(val)-i)
+		val[i], val[j] = val[j], val[i]
+	}
+	hidden := make([]bool, n)
+	for _, v := range val[:h] {
+		hidden[v] = true
+	}
+	s := c.gen
+	index := make([]int, n)
+	for i := range index {
+		index[i] = -1
+		if !hidden[i] {
+			index[i] = len(s.keep)
+			s.keep = append(s.keep, i)
+		}
+	}
+	m := len(s.keep)
+	csr := &gnn.CSR{Rows: m, Cols: m, Indptr: make([]int, m+1)}
+	s.miss = make([]float64, m)
+	var nb []int
+	for a, i := range s.keep {
+		nb = graphNeighbours(g, i, nb)
+		for _, j := range nb {
+			if index[j] >= 0 {
+				csr.Indices = append(csr.Indices, index[j])
+				csr.Values = append(csr.Values, 1)
+			} else {
+				s.miss[a]++
+			}
+		}
+		csr.Indptr[a+1] = len(csr.Indices)
+	}
+	mean, err := gnn.NewMeanAdj(csr)
+	if err != nil {
+		return err
+	}
+	labels := make([]int, m)
+	for a, i := range s.keep {
+		labels[a] = c.labels[i]
+	}
+	s.imp = sageGraph{adj: mean, x: selectRows(c.full.x, s.keep, c.feat), labels: labels}
+	s.csr = csr
+	d := c.feat
+	for _, i := range c.train {
+		s.train = append(s.train, index[i])
+	}
+	s.xmiss = mat.NewDense(len(s.train), gnn.MaxPred*d, nil)
+	for r, a := range s.train {
+		s.trMiss = append(s.trMiss, int(s.miss[a]))
+		u := 0
+		for _, j := range graphNeighbours(g, s.keep[a], nb) {
+			if hidden[j] && u < gnn.MaxPred {
+				featureRow(c.full.x, j, s.xmiss.RawRowView(r)[u*d:(u+1)*d])
+				u++
+			}
+		}
+	}
+	return nil
+}
+
+// Round runs one round: GenSteps generator steps in the generator phase,
+// Epochs classifier steps on the mended graph after it; then it
+// evaluates the classifier (on the un-mended full graph in the generator
+// phase) and, at the phase's last round, mends the graph.
+func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if msg.Shared != nil {
+		c.load(msg.Shared)
+	}
+	var loss float64
+	var err error
+	inGen := c.gen != nil && msg.Round <= c.genRounds
+	steps := c.epochs
+	if inGen {
+		steps = c.genSteps
+	}
+	for s := 0; s < steps; s++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if inGen {
+			loss, err = c.genStep(msg.Round, s)
+		} else {
+			loss, err = c.classifierStep(msg.Round, s)
+		}
+		if err != nil {
+			if _, ok := err.(*NonFiniteError); ok {
+				return nil, err // it names the client
+			}
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
+	g := c.graph()
+	logits := c.cls.Forward(g.adj, g.x, g.extra, false, nil)
+	n := len(c.labels)
+	up := &Update{
+		ID: c.ID, Nodes: n, TrainLoss: loss,
+		ValAcc:    accuracy(logits, c.labels, c.val),
+		TestAcc:   accuracy(logits, c.labels, c.test),
+		Embedding: meanRows(sageRowsOf(c.cls.Hidden(), n)),
+	}
+	if inGen && msg.Round == c.genRounds {
+		if err := c.mendGraph(); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
+	c.up = c.up[:0]
+	for _, p := range c.cls.Params() {
+		c.up = append(c.up, p.Value...)
+	}
+	for i, v := range c.up {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("client %d: classifier entry %d is %v after training", c.ID, i, v)
+		}
+	}
+	up.Shared = c.up
+	return up, nil
+}
+
+// graph returns the graph the classifier reads now: the full graph, mended
+// once the generator phase is over.
+func (c *sageClient) graph() sageGraph {
+	if c.mend == nil {
+		return c.full
+	}
+	return c.mend.graph
+}
+
+// load sets the classifier from a vector in layout order.
+func (c *sageClient) load(v []float64) {
+	off := 0
+	for _, p := range c.cls.Params() {
+		off += copy(p.Value, v[off:off+len(p.Value)])
+	}
+}
+
+// classifierStep is one full-batch Adam step of the classifier's
+// cross-entropy on the training nodes.
+func (c *sageClient) classifierStep(round, step int) (float64, error) {
+	g := c.graph()
+	zeroGrads(c.cls.Params())
+	logits := c.cls.Forward(g.adj, g.x, g.extra, true, c.rng)
+	r, k := logits.Dims()
+	dl := mat.NewDense(r, k, nil)
+	loss := gnn.SoftmaxCrossEntropy(logits, g.labels, c.train, dl)
+	c.cls.Backward(dl)
+	if err := c.finite(round, step, loss, c.cls.Params()); err != nil {
+		return 0, err
+	}
+	c.opt.Step()
+	return loss, nil
+}
+
+// genStep is one Adam step of the generator phase on L_k (see
+// fedSagePlus): the classifier reads the impaired graph mended with this
+// step's generated neighbours, and the other clients' gradients of their
+// feature losses reach fGen through the relay. It returns L^c.
+func (c *sageClient) genStep(round, step int) (float64, error) {
+	s := c.gen
+	net := s.net
+	m := float64(c.clients)
+	zeroGrads(c.cls.Params())
+	zeroGrads(net.Params())
+	grad := c.relay.gradBuffer(len(net.FGen.Out.W))
+	net.FGen.Out.AttachGrad(grad)
+	defer func() {
+		net.FGen.Out.AttachGrad(nil)
+		c.relay.release(grad, round)
+	}()
+
+	z := net.Enc.Forward(s.imp.adj, s.imp.x, nil, true, c.rng)
+	zTrain := make([][]float64, len(s.train))
+	for r, a := range s.train {
+		zTrain[r] = append([]float64(nil), z.RawRowView(a)...)
+	}
+	nhat := net.Degrees(z, true)
+	counts := gnn.Counts(nhat)
+	xg := net.FGen.Forward(z, counts, true, c.rng)
+	mended, src, err := c.mendWith(s.imp, s.csr, xg, counts, nil)
+	if err != nil {
+		return 0, err
+	}
+	logits := c.cls.Forward(mended.adj, mended.x, mended.extra, true, c.rng)
+	rows, classes := logits.Dims()
+	dl := mat.NewDense(rows, classes, nil)
+	lc := gnn.SoftmaxCrossEntropy(logits, mended.labels, s.train, dl)
+	dl.Scale(sageC/m, dl)
+	dExtra := c.cls.Backward(dl)
+
+	nImp, cols := xg.Dims()
+	if s.dxg == nil {
+		s.dxg = mat.NewDense(nImp, cols, nil)
+	}
+	dxg := s.dxg
+	dxg.Zero()
+	for r, a := range src { // L^c reaches the generated features
+		slot := r - firstChild(src, r)
+		copy(dxg.RawRowView(a)[slot*c.feat:(slot+1)*c.feat], dExtra.RawRowView(r))
+	}
+	trPred := make([]int, len(s.train))
+	for r, a := range s.train {
+		trPred[r] = counts[a]
+	}
+	lf := gnn.GreedyLoss(xg, s.train, s.xmiss, trPred, s.trMiss, sageB/m, dxg)
+	dn := make([]float64, nImp)
+	ld := gnn.SmoothL1(nhat.RawMatrix().Data, s.miss, s.train, sageA/m, dn)
+	dz := mat.DenseCopyOf(net.FGen.Backward(dxg))
+	dz.Add(dz, net.DegreesBackward(dn))
+	net.Enc.Backward(dz)
+
+	if s.scratch == nil {
+		r, d := len(s.train), gnn.MaxPred*c.feat
+		s.scratch = &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
+			target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
+	}
+	s.scratch.gen.Out.AttachGrad(grad)
+	defer s.scratch.gen.Out.AttachGrad(nil)
+	cross, used := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: s.scratch,
+		Z: zTrain, Pred: trPred, True: s.trMiss, Scale: sageB / m})
+	total := (sageA*ld + sageB*lf + sageC*lc + sageB*cross) / m
+	if err := c.finite(round, step, total, c.cls.Params()); err != nil {
+		return 0, err
+	}
+	if err := c.finite(round, step, total, net.Params()); err != nil {
+		return 0, err
+	}
+	for i, v := range grad {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, &NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: fmt.Sprintf("gradient of fgen.out.weight entry %d", i), Value: v}
+		}
+	}
+	c.opt.Step()
+	s.opt.Step()
+	if used || slices.ContainsFunc(counts, func(k int) bool { return k > 0 }) {
+		// fGen took part in the step's loss. When no neighbour was
+		// generated, here or by any answer, it did not, and like torch's
+		// Adam for a parameter without a gradient, its optimiser does not
+		// step (which would move every weight by about lr on the weight
+		// decay alone).
+		s.fopt.Step()
+		s.outOpt.Step(net.FGen.Out.W, grad)
+	}
+	return lc, nil
+}
+
+// encoderParams returns the parameters of NeighGen's encoder and dGen.
+func encoderParams(net *gnn.NeighGen) []*gnn.Param {
+	return append(append([]*gnn.Param(nil), net.Enc.Params()...), net.DGen.Params()...)
+}
+
+// firstChild returns the first index r' <= r with parents[r'] == parents[r]
+// (generated rows of one node are consecutive).
+func firstChild(parents []int, r int) int {
+	for r > 0 && parents[r-1] == parents[r] {
+		r--
+	}
+	return r
+}
+
+// answer is client j's part of k's generator step: it draws |Tr_k|
+// nodes u of its own graph (redrawing isolated ones) and MaxPred
+// neighbours of each, with replacement, whose features are the targets;
+// it runs fGen_k on z_k and adds the gradient of (b/M) L^f_{k<-j} to
+// fGen_k's gradients. Its draws come from a stream of its own for (round,
+// step, k, j), so they do not depend on the order clients run. It returns
+// L^f_{k<-j}, and whether any neighbour was generated (fGen took part).
+func (c *sageClient) answer(req *sageRequest, clients int) (float64, bool) {
+	if !c.edges || len(req.Z) == 0 {
+		return 0, false
+	}
+	rng := stream(c.relay.seed, "fedsage-cross", ((req.Round*c.genSteps+req.Step)*clients+req.From)*clients+c.ID)
+	g := c.data.Graph
+	d := c.feat
+	r := len(req.Z)
+	sc := req.Gen
+	target := sc.target
+	var nb []int
+	for row := 0; row < r; row++ {
+		for nb = nb[:0]; len(nb) == 0; {
+			nb = graphNeighbours(g, rng.IntN(g.N()), nb)
+		}
+		dst := target.RawRowView(row)
+		for s := 0; s < gnn.MaxPred; s++ {
+			featureRow(c.full.x, nb[rng.IntN(len(nb))], dst[s*d:(s+1)*d])
+		}
+	}
+	counts := make([]int, r)
+	z := sc.z
+	used := false
+	for row, v := range req.Z {
+		copy(z.RawRowView(row), v)
+		if req.True[row] > 0 {
+			counts[row] = req.Pred[row]
+			used = used || counts[row] > 0
+		}
+	}
+	xg := sc.gen.Forward(z, counts, true, rng)
+	dxg := sc.dxg
+	dxg.Zero()
+	loss := gnn.GreedyLoss(xg, nil, target, req.Pred, req.True, req.Scale, dxg)
+	sc.gen.Backward(dxg)
+	return loss, used
+}
+
+// mendGraph ends the generator phase: the generator, in evaluation mode
+// (its noise still drawn), predicts on the impaired graph; each remaining
+// node of the full graph gets its n~_i generated neighbours (hidden nodes
+// get none); the generator is freed.
+func (c *sageClient) mendGraph() error {
+	s := c.gen
+	z := s.net.Enc.Forward(s.imp.adj, s.imp.x, nil, false, nil)
+	counts := gnn.Counts(s.net.Degrees(z, false))
+	xg := s.net.FGen.Forward(z, counts, false, c.rng)
+	g, src, err := c.mendWith(c.full, toGNN(c.data.Graph.Adj), xg, counts, s.keep)
+	if err != nil {
+		return err
+	}
+	parents := make([]int, len(src))
+	for r, a := range src {
+		parents[r] = s.keep[a]
+	}
+	c.mend, c.gen = &sageMend{extra: g.extra, parents: parents, graph: g}, nil
+	return nil
+}

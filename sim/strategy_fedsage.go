@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/graphio"
+)
+
+// defaultGenRounds is FedSage+'s generator phase in OpenFGL
+// (fedsage_plus_config.py, gen_rounds = 10), which spec section 8b adopts.
+const defaultGenRounds = 10
+
+// The phases of FedSage+, as RoundReport.Phase names them.
+const (
+	PhaseNeighGen = "neighgen" // NeighGen and the local classifier train; no mixing
+	PhaseFedAvg   = "fedavg"   // FedAvg of the classifier on the mended graphs
+)
+
+func init() {
+	docs["gen_rounds"] = "fedsage_plus: rounds of the generator phase (NeighGen and the local classifier), then FedAvg on the mended graphs"
+	docs["gen_steps"] = "fedsage_plus: Adam steps per generator round"
+}
+
+// fedSagePlus is FedSage+ (Zhang et al., "Subgraph Federated Learning
+// with Missing Neighbor Generation", NeurIPS 2021) as spec section 8b
+// decides it for fedaux, following OpenFGL within the protocol's budget:
+//
+//   - Rounds 1..GenRounds ("neighgen"): every client hides half of its
+//     validation nodes, and trains its missing-neighbour generator
+//     NeighGen and a local GraphSAGE classifier on the impaired graph,
+//     GenSteps Adam steps a round, on
+//
+//     L_k = (a L^d + b L^f + c L^c + b sum_{j != k} L^f_{k<-j}) / M,
+//     a = b = c = 1, M the number of clients,
+//
+//     the cross-client terms reaching only fGen_k, through the server
+//     (see sageRelay). The server mixes nothing; each client's local
+//     classifier is evaluated on its un-mended full graph.
+//
+//   - After round GenRounds each client mends its full local graph with
+//     its generator's predictions on the impaired graph, frees the
+//     generator, and the server averages the classifiers.
+//
+//   - Rounds GenRounds+1..T ("fedavg"): FedAvg of the classifier,
+//     weighted by training-set size, Epochs steps a round on the mended
+//     graphs, evaluated there.
+//
+// Its clients are sageClients, not the shared Client; the strategy
+// builds them (runnerBuilder).
+type fedSagePlus struct {
+	genRounds int
+	// weights holds |Tr_k| of every client, set by buildRunners.
+	weights []float64
+}
+
+func newFedSagePlus(c *Config) Strategy { return &fedSagePlus{genRounds: c.GenRounds} }
+
+func (*fedSagePlus) Name() Algorithm { return FedSagePlus }
+
+// Model leaves cfg as it is: the clients build their own models.
+func (*fedSagePlus) Model(*gnn.Config) {}
+
+// Shares reports true: sageClients send their whole classifier.
+func (*fedSagePlus) Shares(*gnn.Param) bool { return true }
+
+// Mix returns no mixing before round GenRounds and, from it on, FedAvg
+// weights w_kl = |Tr_l| / sum_r |Tr_r| over the clients present.
+func (f *fedSagePlus) Mix(in *RoundInput) Mixing {
+	if in.Round < f.genRounds {
+		return Mixing{}
+	}
+	row := make([]float64, len(in.Updates))
+	var sum float64
+	for i, u := range in.Updates {
+		row[i] = f.weights[u.ID]
+		sum += row[i]
+	}
+	for i := range row {
+		row[i] /= sum
+	}
+	w := make([][]float64, len(row))
+	for i := range w {
+		w[i] = row
+	}
+	return Mixing{W: w}
+}
+
+// phase names round's phase.
+func (f *fedSagePlus) phase(round int) string {
+	if round <= f.genRounds {
+		return PhaseNeighGen
+	}
+	return PhaseFedAvg
+}
+
+// MarshalState returns nothing: the strategy's fields are settings and
+// facts of the data, which New rebuilds.
+func (*fedSagePlus) MarshalState() ([]byte, error) { return nil, nil }
+
+// UnmarshalState accepts the empty state.
+func (*fedSagePlus) UnmarshalState([]byte) error { return nil }
+
+// buildRunners builds one sageClient per subgraph around a shared relay.
+func (f *fedSagePlus) buildRunners(cfg *Config, data *Data) ([]ClientRunner, error) {
+	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.GenRounds}
+	f.weights = make([]float64, len(data.Clients))
+	runners := make([]ClientRunner, len(data.Clients))
+	for i, c := range data.Clients {
+		if c.ID != i {
+			return nil, fmt.Errorf("fedsage_plus: client %d at position %d; want ids 0..K-1 in order", c.ID, i)
+		}
+		sc, err := newSageClient(c, data, cfg, relay)
+		if err != nil {
+			return nil, err
+		}
+		relay.clients = append(relay.clients, sc)
+		f.weights[i] = float64(len(sc.train))
+		runners[i] = sc
+	}
+	return runners, nil
+}
+
+// runnerBuilder is implemented by strategies whose clients are not the
+// shared Client: New asks them for the runners.
+type runnerBuilder interface {
+	buildRunners(cfg *Config, data *Data) ([]ClientRunner, error)
+}
+
+// phaser is implemented by strategies whose rounds fall into phases.
+type phaser interface {
+	phase(round int) string
+}
+
+// phaseOf returns the phase of round under st ("" when st has none).
+func phaseOf(st Strategy, round int) string {
+	if p, ok := st.(phaser); ok {
+		return p.phase(round)
+	}
+	return ""
+}
+
+// sageRequest is what client k sends, through the server, to every other
+// client in a generator step: fGen_k's weights, the latent codes z_k of
+// its training nodes and their predicted and true numbers of missing
+// neighbours. No features leave a client.
+type sageRequest struct {
+	From, Round, Step int
+	Gen               *sageScratch // fGen_k (read only; its gradients collect the answers), and room to work
+	Z                 [][]float64
+	Pred, True        []int
+	Scale             float64 // b / M
+}
+
+// sageRelay is the server of FedSage+'s generator phase. Client k's
+// request goes to every other client j, which returns the gradient
+// of (b/M) L^f_{k<-j} with respect to fGen_k, computed on its own data;
+// the server sums the answers for k, which adds the sum to its gradient
+// before stepping. In process, the sum is formed in k's gradient buffers
+// themselves, the answers added in client order.
+//
+// It also lends the float64 gradient buffers of the generators' float32
+// output layers: a client needs one only while it steps, so there are as
+// many as clients step at once, not one per client.
+type sageRelay struct {
+	seed      uint64
+	genRounds int
+	clients   []*sageClient
+
+	mu   sync.Mutex
+	free [][]float64
+}
+
+// exchange delivers req to every client but its sender, in client order,
+// and returns the sum of their losses and whether fGen_k took part in any.
+func (r *sageRelay) exchange(req *sageRequest) (float64, bool) {
+	var loss float64
+	used := false
+	for j, c := range r.clients {
+		if j != req.From {
+			l, u := c.answer(req, len(r.clients))
+			loss, used = loss+l, used || u
+		}
+	}
+	return loss, used
+}
+
+// gradBuffer returns a zeroed buffer of n entries.
+func (r *sageRelay) gradBuffer(n int) []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.free) > 0 {
+		b := r.free[len(r.free)-1]
+		r.free = r.free[:len(r.free)-1]
+		if len(b) == n {
+			clear(b)
+			return b
+		}
+	}
+	return make([]float64, n)
+}
+
+// release takes back a buffer; after the generator phase it is dropped.
+func (r *sageRelay) release(b []float64, round int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if round < r.genRounds {
+		r.free = append(r.free, b)
+	} else {
+		r.free = nil
+	}
+}
+
+// graphNeighbours returns the neighbours of node i of g other than i.
+func graphNeighbours(g *graphio.Graph, i int, buf []int) []int {
+	buf = buf[:0]
+	for k := g.Adj.Indptr[i]; k < g.Adj.Indptr[i+1]; k++ {
+		if j := g.Adj.Indices[k]; j != i {
+			buf = append(buf, j)
+		}
+	}
+	return buf
+}
