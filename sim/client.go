@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
@@ -18,6 +19,11 @@ type Message struct {
 	// flattened in the client's layout; nil means keep its own.
 	Shared []float64
 	Sigma  float64
+	// Signatures lists the signatures the client reports (Update.Signatures)
+	// beside those its strategy's client side adds (GCFL's update), and
+	// Embedding asks for its mean embedding (Update.Embedding).
+	Signatures []Source
+	Embedding  bool
 }
 
 // Update is what a client reports after a round: its shared parameters,
@@ -27,18 +33,12 @@ type Update struct {
 	ID         int
 	Shared     []float64
 	Signatures map[Source][]float64
-	Embedding  []float64 // mean-pooled eval embedding; for display only, never used by a strategy
+	Embedding  []float64 // mean-pooled eval embedding when asked; for display only, never used by a strategy
 	Nodes      int
 	TrainLoss  float64
 	ValAcc     float64 // percent
 	TestAcc    float64 // percent
 }
-
-// releaseEntries is the activation size (nodes x hidden) above which a
-// client frees its scratch memory after each round, so that only the
-// clients training at once hold activations. Smaller clients keep theirs
-// and save the reallocation.
-const releaseEntries = 1 << 20
 
 // A ClientRunner runs one client's part of a round. The in-process Client
 // is one; executors in other processes can be others.
@@ -65,10 +65,14 @@ type Client struct {
 	dl     *mat.Dense   // gradient of the loss in the logits
 	shared []*gnn.Param // parameters that travel, in layout order
 	epochs int
-	proxy  *gnn.Input // FED-PUB's proxy graph, shared read-only; nil when unused
+	proxy  *gnn.Input // FED-PUB's proxy graph, shared read-only; nil until the functional signature is asked for
 	upBuf  []float64  // the shared parameters of the last update
 	side   ClientSide // what the strategy asks beyond the shared loop
 	start  []float64  // shared parameters at the round's start (when side needs them)
+	// scratch holds the engine's scratch memory, one gnn.Scratch per
+	// client that may train at once; a round borrows one for the model's
+	// activations and gradients. nil: the model keeps its own.
+	scratch chan *gnn.Scratch
 }
 
 // newClient builds client c with a model whose parameters are copied from init.
@@ -116,6 +120,7 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 			cl.shared = append(cl.shared, p)
 		}
 	}
+	cl.upBuf = make([]float64, 0, cl.sharedLen()) // flatten fills it without growing
 	return cl, nil
 }
 
@@ -137,12 +142,20 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if c.scratch != nil {
+		s := <-c.scratch
+		c.model.Borrow(s)
+		defer func() {
+			c.model.Return(s)
+			c.scratch <- s
+		}()
+	}
 	if msg.Shared != nil {
 		c.load(msg.Shared)
 	}
 	c.model.SetSigma(msg.Sigma)
 	var apvStart []float64
-	if apv := c.model.Param("apv"); apv != nil {
+	if apv := c.model.Param("apv"); apv != nil && slices.Contains(msg.Signatures, SourceAPVDelta) {
 		apvStart = append(apvStart, apv.Value...)
 	}
 	if c.side.needsStart() {
@@ -178,15 +191,14 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		TrainLoss: loss,
 		ValAcc:    accuracy(logits, c.labels, c.val),
 		TestAcc:   accuracy(logits, c.labels, c.test),
-		Embedding: meanRows(c.model.Embeddings()),
 		Shared:    c.flatten(),
 	}
-	up.Signatures = c.signatures(apvStart, c.proxy)
+	if msg.Embedding {
+		up.Embedding = meanRows(c.model.Embeddings())
+	}
+	up.Signatures = c.signatures(msg.Signatures, apvStart)
 	if c.side.Update {
 		up.Signatures[SourceUpdate] = difference(up.Shared, c.start)
-	}
-	if len(c.labels)*c.model.Config().Hidden > releaseEntries {
-		c.model.Release()
 	}
 	for i, v := range up.Shared {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -197,8 +209,9 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 }
 
 // flatten copies the shared parameters into one vector in layout order.
-// The vector is the client's own and is overwritten next round; the
-// server reads it only within the round.
+// The vector is the client's own and is overwritten next round. The
+// server may overwrite it before: it mixes the updates in place, so the
+// vector comes back as the client's next message.
 func (c *Client) flatten() []float64 {
 	c.upBuf = flattenInto(c.upBuf, c.shared)
 	return c.upBuf

@@ -95,6 +95,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if name := m.heat.NextSource(); name == "" {
 			m.logf(false, "no round yet: the heat map has no matrix to switch to")
 		}
+		m.wantViews()
 	case key.Matches(msg, k.Scale):
 		if m.heat.ToggleScale() {
 			m.logf(false, "heat map stretched over the off-diagonal range (z: raw scale)")
@@ -273,7 +274,7 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 		m.job++
 		m.act = building
 		m.logf(false, "%s: building…", why)
-		return m.drv.build(p, m.opts.Env, withViews(c), m.opts.Log, m.job)
+		return m.drv.build(p, m.opts.Env, c, m.opts.Log, m.job)
 	}
 	switch m.act {
 	case stepping:

@@ -123,7 +123,7 @@ func New(opts Options) (*Model, error) {
 	}
 	st := NewStyles(opts.NoColor)
 	m := &Model{opts: opts, keys: defaultKeys(), styles: &st, drv: newDriver(opts.Context), width: 80, height: 24}
-	e, sc, err := presets.NewEngine(opts.Preset, opts.Env, withViews(opts.Config), opts.Log)
+	e, sc, err := presets.NewEngine(opts.Preset, opts.Env, opts.Config, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +149,17 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.stepKnobs, m.lastKnobs = sim.Knobs{}, sim.Knobs{}
 	m.pending = m.pending && (m.nextSource != m.cfg.Source || m.nextMix != m.cfg.APVMix)
 	m.act, m.running, m.stepsLeft = idle, false, 0
+	m.heat.SetOffered(e.Offered())
+	m.wantViews()
 	m.reorder()
 	m.sync()
+}
+
+// wantViews tells the engine which optional matrices the console reads
+// from the next round on: the view on the heat map and the ground truth
+// (see viewsWanted). A view that is not shown is not computed.
+func (m *Model) wantViews() {
+	m.engine.Want(viewsWanted(m.heat.src)...)
 }
 
 // reorder recomputes the display order of the clients.
@@ -279,12 +288,4 @@ func (m *Model) sync() {
 	m.bars.SetData(m.k, last, barOrder, m.groups)
 	m.chart.SetData(m.reports, m.controls)
 	m.heat.SetData(m.k, last, m.order, m.groups, string(m.cfg.Algo))
-}
-
-// withViews returns c with every similarity view the console can show
-// computed each round: FED-PUB's functional view costs one forward pass
-// over the proxy graph per client and does not change the run.
-func withViews(c sim.Config) sim.Config {
-	c.Functional = true
-	return c
 }
