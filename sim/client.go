@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
@@ -69,6 +68,8 @@ type Client struct {
 	upBuf  []float64  // the shared parameters of the last update
 	side   ClientSide // what the strategy asks beyond the shared loop
 	start  []float64  // shared parameters at the round's start (when side needs them)
+	// apvStart is the APV the client started its last round with.
+	apvStart []float64
 	// scratch holds the engine's scratch memory, one gnn.Scratch per
 	// client that may train at once; a round borrows one for the model's
 	// activations and gradients. nil: the model keeps its own.
@@ -142,21 +143,13 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if c.scratch != nil {
-		s := <-c.scratch
-		c.model.Borrow(s)
-		defer func() {
-			c.model.Return(s)
-			c.scratch <- s
-		}()
-	}
+	defer c.borrow()()
 	if msg.Shared != nil {
 		c.load(msg.Shared)
 	}
 	c.model.SetSigma(msg.Sigma)
-	var apvStart []float64
-	if apv := c.model.Param("apv"); apv != nil && slices.Contains(msg.Signatures, SourceAPVDelta) {
-		apvStart = append(apvStart, apv.Value...)
+	if apv := c.model.Param("apv"); apv != nil {
+		c.apvStart = append(c.apvStart[:0], apv.Value...) // for apv-delta, now or later (Engine.Complete)
 	}
 	if c.side.needsStart() {
 		c.start = flattenInto(c.start, c.shared)
@@ -196,7 +189,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if msg.Embedding {
 		up.Embedding = meanRows(c.model.Embeddings())
 	}
-	up.Signatures = c.signatures(msg.Signatures, apvStart)
+	up.Signatures = c.signatures(msg.Signatures)
 	if c.side.Update {
 		up.Signatures[SourceUpdate] = difference(up.Shared, c.start)
 	}
@@ -206,6 +199,21 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		}
 	}
 	return up, nil
+}
+
+// borrow lends the model one of the engine's scratch memories (see
+// gnn.Scratch), waiting for one to be free, and returns the function that
+// gives it back. Without scratch memory the model keeps its own.
+func (c *Client) borrow() (giveBack func()) {
+	if c.scratch == nil {
+		return func() {}
+	}
+	s := <-c.scratch
+	c.model.Borrow(s)
+	return func() {
+		c.model.Return(s)
+		c.scratch <- s
+	}
 }
 
 // flatten copies the shared parameters into one vector in layout order.

@@ -13,10 +13,11 @@ import (
 // BenchmarkRound runs whole rounds (Engine.Step: local training,
 // evaluation, signatures, mixing) of a headless FedAux run on the
 // reference scenarios, after one round of warm-up. Beside time and
-// allocations per round it reports the heap the engine keeps between
-// rounds (live-MB, after a collection) and the heap obtained from the
-// operating system (heap-sys-MB), which bounds what the runtime could
-// hand back.
+// allocations per round it reports the process's CPU time per round
+// (cpu-ms/op, user and system: less sensitive than wall time to other
+// programs on a shared machine), the heap the engine keeps between rounds
+// (live-MB, after a collection) and the heap obtained from the operating
+// system (heap-sys-MB), which bounds what the runtime could hand back.
 func BenchmarkRound(b *testing.B) {
 	for _, name := range []string{"cora-10-ref", "computer-10"} {
 		b.Run(name, func(b *testing.B) {
@@ -37,12 +38,14 @@ func BenchmarkRound(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := cpuTime()
 			for range b.N {
 				if _, err := e.Step(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)

@@ -13,17 +13,17 @@ import (
 
 // signatures computes the signature vectors of want after training (the
 // model's last forward being the evaluation one); those the model cannot
-// give (the APV's without kernel) are left out. apvStart is the APV the
-// client started the round with (for apv-delta).
-func (c *Client) signatures(want []Source, apvStart []float64) map[Source][]float64 {
+// give (the APV's without kernel; apv-delta when the client has not run
+// a round since it was restored from a checkpoint) are left out.
+func (c *Client) signatures(want []Source) map[Source][]float64 {
 	sig := map[Source][]float64{}
 	apv := c.model.Param("apv")
 	for _, s := range want {
 		switch {
 		case s == SourceAPV && apv != nil:
 			sig[s] = append([]float64(nil), apv.Value...)
-		case s == SourceAPVDelta && apv != nil:
-			sig[s] = difference(apv.Value, apvStart)
+		case s == SourceAPVDelta && apv != nil && len(c.apvStart) == len(apv.Value): // not after a resume (Complete)
+			sig[s] = difference(apv.Value, c.apvStart)
 		case s == SourcePC1:
 			sig[s] = leadingEigenvector(c.model.Embeddings())
 		case s == SourceReadout:

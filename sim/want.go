@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -108,4 +109,97 @@ func (e *Engine) ensureProxy(sigs []Source) error {
 		}
 	}
 	return nil
+}
+
+// Complete adds to the last round's report the optional matrices named
+// (as Want takes them) that the round did not compute, from the clients'
+// models as the round left them: they are the matrices the round would
+// have computed had they been wanted, bit for bit. It serves a reader
+// that asks too late, as an export of what the console did not show. Call
+// it between rounds, with in-process clients; the clients that missed the
+// round keep the zero rows and columns of fillAbsent.
+func (e *Engine) Complete(ctx context.Context, names ...string) error {
+	if len(e.reports) == 0 {
+		return nil
+	}
+	rep := e.reports[len(e.reports)-1]
+	w := wantSet{names: names, all: slices.Contains(names, WantAll)}
+	var sigs []Source
+	for _, s := range e.sources() {
+		if _, done := rep.Views[s]; !done && s != SourceUpdate && w.has(string(s)) {
+			sigs = append(sigs, s)
+		}
+	}
+	embedding := rep.GroundTruth == nil && w.has(MatrixGroundTruth)
+	if len(sigs) == 0 && !embedding {
+		return nil
+	}
+	if err := e.ensureProxy(sigs); err != nil {
+		return err
+	}
+	absent := map[int]bool{}
+	for _, id := range rep.Missing {
+		absent[id] = true
+	}
+	var ups []*Update
+	var idx []int
+	for i, r := range e.runners {
+		if absent[e.data.Clients[i].ID] {
+			continue
+		}
+		c, ok := r.(*Client)
+		if !ok {
+			return fmt.Errorf("sim: client %d runs elsewhere: its round %d signatures cannot be completed", e.data.Clients[i].ID, rep.Round)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		up, err := c.late(sigs, embedding)
+		if err != nil {
+			return err
+		}
+		ups, idx = append(ups, up), append(idx, i)
+	}
+	if len(ups) == 0 {
+		return nil
+	}
+	grow := func(m [][]float64) [][]float64 {
+		if rep.Missing == nil {
+			return m
+		}
+		return expand(m, idx, len(e.runners))
+	}
+	if rep.Views == nil {
+		rep.Views = map[Source][][]float64{}
+	}
+	for s, m := range views(ups) {
+		rep.Views[s] = grow(m)
+	}
+	if embedding {
+		embs := make([][]float64, len(ups))
+		for i, u := range ups {
+			embs[i] = u.Embedding
+		}
+		rep.GroundTruth = grow(cosineMatrix(embs))
+	}
+	rep.buildMatrices()
+	return nil
+}
+
+// late computes, between rounds, the signatures sigs and (with embedding)
+// the mean embedding of the model as its last round left it: the
+// evaluation forward pass that ended the round is run again (it draws
+// nothing and reads only the parameters, unchanged since).
+func (c *Client) late(sigs []Source, embedding bool) (*Update, error) {
+	defer c.borrow()()
+	if embedding || slices.Contains(sigs, SourcePC1) {
+		if _, err := c.model.Forward(c.input, false, nil); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
+	up := &Update{ID: c.ID, Signatures: c.signatures(sigs)}
+	if embedding {
+		up.Embedding = meanRows(c.model.Embeddings())
+	}
+	return up, nil
 }

@@ -90,6 +90,7 @@ type Model struct {
 	running    bool
 	stepsLeft  int
 	afterRound func() tea.Cmd // work waiting for the round in flight (a rebuild)
+	exportDir  string         // an export waiting for the round in flight
 	pane       int            // 0: heat map, 1: chart, when only one fits
 
 	events []event
