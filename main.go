@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/fedaux/fedaux/presets"
 )
@@ -40,6 +41,7 @@ func main() {
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
 	}
+	setGCPercent(os.Getenv("GOGC"))
 	var err error
 	switch cmd {
 	case "":
@@ -76,5 +78,23 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fedaux:", err)
 		os.Exit(1)
+	}
+}
+
+// defaultGCPercent is the garbage collector's target heap growth, in
+// percent of the live heap, unless GOGC says otherwise. A run's heap is
+// nearly all long-lived (parameters, Adam moments, data) and made of
+// pointer-free arrays that the collector marks without scanning, while a
+// round leaves a few MB of garbage: at Go's default of 100 the heap
+// doubles before a collection (cora-10-ref: 272 MB live, 553 MB peak
+// RSS), at 25 it grows by a quarter (369 MB), for a collection every ten
+// rounds or so at no measurable cost (see bench/results).
+const defaultGCPercent = 25
+
+// setGCPercent sets the collector's target to defaultGCPercent unless
+// gogc, the GOGC environment variable, is set.
+func setGCPercent(gogc string) {
+	if gogc == "" {
+		debug.SetGCPercent(defaultGCPercent)
 	}
 }

@@ -61,10 +61,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	it := study.CatchInterrupts(stderr) // the first interrupt stops at the next round boundary
 	defer it.Release()
-	if f.exportDir != "" || f.matrix {
-		sr.Cell.Config.Functional = true // FED-PUB's functional view, for the heat maps and -matrix
-	}
 	r := &study.Runner{Env: env, Recorder: study.Progress(stderr, ""), Interrupts: it, Log: log,
+		Observe: func(c *study.Cell, e *sim.Engine, _ *sim.RoundReport) error {
+			e.Want(runWants(e, c.Config.Rounds, f.exportDir != "" || f.matrix)...)
+			return nil
+		},
 		Finish: func(c *study.Cell, e *sim.Engine, sc *presets.Scenario, rec *study.Record) error {
 			s := rec.Summary()
 			fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f, %.1f s\n",
@@ -98,6 +99,32 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(stdout, string(b))
+	}
+	return nil
+}
+
+// runWants returns the optional matrices (see sim.Engine.Want) that a
+// headless run reads in its next round. With all (-export, -matrix),
+// the export's log writes every round's ground truth and its heat maps
+// show every matrix of the last round; the group scores of a scenario
+// with groups read the last round's matrices: every one with all, else
+// every one but FED-PUB's functional view (costly; only -export and
+// -matrix show it). A run log asks for what it writes by itself.
+func runWants(e *sim.Engine, rounds int, all bool) []string {
+	last := e.Round()+1 == rounds
+	switch {
+	case last && all:
+		return []string{sim.WantAll}
+	case last && e.Data().Groups != nil:
+		var out []string
+		for _, name := range e.Offered() {
+			if name != string(sim.SourceFunctional) {
+				out = append(out, name)
+			}
+		}
+		return out
+	case all:
+		return []string{sim.MatrixGroundTruth}
 	}
 	return nil
 }

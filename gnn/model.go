@@ -300,6 +300,7 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 	if !m.ready {
 		panic("gnn: Backward without a complete Forward")
 	}
+	m.ensureGrads()
 	var dh *mat.Dense
 	if m.hard != nil {
 		dh = m.hard.backward(dLogits)

@@ -63,3 +63,78 @@ func TestReleaseChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestScratchSharedChangesNothing trains two models of different clients
+// (15 and 9 nodes) in turn in one shared Scratch, borrowing it for each
+// step and returning it after, and expects the parameters and logits of
+// models that kept their own memory, bit for bit: a borrower must not
+// depend on what the previous one left in the arrays. Between steps the
+// models hold no gradient memory.
+func TestScratchSharedChangesNothing(t *testing.T) {
+	cases := append(slices.Clone(modelCases), struct {
+		name  string
+		cfg   Config
+		train bool
+	}{"fedaux_hard", Config{Masked: true, Kernel: true, Hard: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, true})
+	for _, mc := range cases {
+		t.Run(mc.name, func(t *testing.T) {
+			cfg := mc.cfg
+			cfg.InFeatures, cfg.Hidden, cfg.Classes = 20, 6, 3
+			type run struct {
+				model  *Model
+				opt    *Adam
+				rng    *rand.Rand
+				client testClient
+				logits *mat.Dense
+			}
+			mk := func(seed uint64, n int) *run {
+				m, _ := NewModel(cfg, rand.New(rand.NewPCG(seed, 2)))
+				return &run{model: m, opt: NewAdam(m.Params(), 0.01, 1e-6), rng: rand.New(rand.NewPCG(seed, 6)),
+					client: newTestClient(rand.New(rand.NewPCG(seed, 4)), n, 20, 3)}
+			}
+			own := []*run{mk(1, 15), mk(2, 9)}
+			shared := []*run{mk(1, 15), mk(2, 9)}
+			var s Scratch
+			step := func(r *run) {
+				r.model.ZeroGrad()
+				logits, err := r.model.Forward(r.client.in, true, r.rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ := logits.Dims()
+				d := mat.NewDense(n, 3, nil)
+				SoftmaxCrossEntropy(logits, r.client.labels, r.client.train, d)
+				r.model.Backward(d)
+				r.opt.Step()
+				ev, err := r.model.Forward(r.client.in, false, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.logits = mat.DenseCopyOf(ev)
+			}
+			for range 3 {
+				for i := range own {
+					step(own[i])
+					shared[i].model.Borrow(&s)
+					step(shared[i])
+					shared[i].model.Return(&s)
+					for _, p := range shared[i].model.Params() {
+						if p.Grad != nil {
+							t.Fatalf("%s keeps its gradient after Return", p.Name)
+						}
+					}
+				}
+			}
+			for i := range own {
+				if !mat.Equal(own[i].logits, shared[i].logits) {
+					t.Errorf("model %d: logits differ with a shared scratch", i)
+				}
+				for j, p := range own[i].model.Params() {
+					if !slices.Equal(p.Value, shared[i].model.Params()[j].Value) {
+						t.Errorf("model %d: %s differs with a shared scratch", i, p.Name)
+					}
+				}
+			}
+		})
+	}
+}

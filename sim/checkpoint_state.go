@@ -151,8 +151,8 @@ func (h *hasher) flush() {
 }
 
 // DiffConfig lists the settings (see Settings) in which b differs from
-// a, each as "KEY: A, not B". The worker count and the display-only
-// Functional are not settings: results do not depend on them.
+// a, each as "KEY: A, not B". The worker count is not a setting:
+// results do not depend on it.
 func DiffConfig(a, b Config) []string {
 	var out []string
 	for _, s := range settings {

@@ -343,6 +343,7 @@ func TestCheckpointAtRoundZero(t *testing.T) {
 	s := scenarios()[3]
 	dir := t.TempDir()
 	ref := s.engine(t, 2, nil)
+	ref.Want(MatrixGroundTruth) // as b computes it for its log
 	s.runTo(t, ref, s.cfg.Rounds)
 	logPath := filepath.Join(dir, "run.jsonl")
 	a := s.engine(t, 2, openLog(t, logPath))

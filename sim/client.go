@@ -21,6 +21,11 @@ type Message struct {
 	// Remote holds, for FedGNN's expansion, the embeddings of the
 	// client's cut-edge neighbours that the server relayed; nil otherwise.
 	Remote *Remote
+	// Signatures lists the signatures the client reports (Update.Signatures)
+	// beside those its strategy's client side adds (GCFL's update), and
+	// Embedding asks for its mean embedding (Update.Embedding).
+	Signatures []Source
+	Embedding  bool
 }
 
 // Update is what a client reports after a round: its shared parameters,
@@ -30,7 +35,7 @@ type Update struct {
 	ID         int
 	Shared     []float64
 	Signatures map[Source][]float64
-	Embedding  []float64 // mean-pooled eval embedding; for display only, never used by a strategy
+	Embedding  []float64 // mean-pooled eval embedding when asked; for display only, never used by a strategy
 	Nodes      int
 	TrainLoss  float64
 	ValAcc     float64 // percent
@@ -42,12 +47,6 @@ type Update struct {
 	// asks for one (FedGTA's smoothing confidence); 0 otherwise.
 	Weight float64
 }
-
-// releaseEntries is the activation size (nodes x hidden) above which a
-// client frees its scratch memory after each round, so that only the
-// clients training at once hold activations. Smaller clients keep theirs
-// and save the reallocation.
-const releaseEntries = 1 << 20
 
 // A ClientRunner runs one client's part of a round. The in-process Client
 // is one; executors in other processes can be others.
@@ -74,11 +73,17 @@ type Client struct {
 	dl     *mat.Dense   // gradient of the loss in the logits
 	shared []*gnn.Param // parameters that travel, in layout order
 	epochs int
-	proxy  *gnn.Input // FED-PUB's proxy graph, shared read-only; nil when unused
+	proxy  *gnn.Input // FED-PUB's proxy graph, shared read-only; nil until the functional signature is asked for
 	upBuf  []float64  // the shared parameters of the last update
 	side   ClientSide // what the strategy asks beyond the shared loop
 	start  []float64  // shared parameters at the round's start (when side needs them)
 	cut    *cutTags   // FedGNN: the client's boundary, signed; nil without expansion
+	// apvStart is the APV the client started its last round with.
+	apvStart []float64
+	// scratch holds the engine's scratch memory, one gnn.Scratch per
+	// client that may train at once; a round borrows one for the model's
+	// activations and gradients. nil: the model keeps its own.
+	scratch chan *gnn.Scratch
 }
 
 // newClient builds client c with a model whose parameters are copied from init.
@@ -129,6 +134,7 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 			cl.shared = append(cl.shared, p)
 		}
 	}
+	cl.upBuf = make([]float64, 0, cl.sharedLen()) // flatten fills it without growing
 	return cl, nil
 }
 
@@ -150,6 +156,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	defer c.borrow()()
 	if msg.Shared != nil {
 		c.load(msg.Shared)
 	}
@@ -159,9 +166,8 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		}
 	}
 	c.model.SetSigma(msg.Sigma)
-	var apvStart []float64
 	if apv := c.model.Param("apv"); apv != nil {
-		apvStart = append(apvStart, apv.Value...)
+		c.apvStart = append(c.apvStart[:0], apv.Value...) // for apv-delta, now or later (Engine.Complete)
 	}
 	if c.side.needsStart() {
 		c.start = flattenInto(c.start, c.shared)
@@ -203,10 +209,12 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		TrainLoss: loss,
 		ValAcc:    accuracy(logits, c.labels, c.val),
 		TestAcc:   accuracy(logits, c.labels, c.test),
-		Embedding: meanRows(c.model.Embeddings()),
 		Shared:    c.flatten(),
 	}
-	up.Signatures = c.signatures(apvStart, c.proxy)
+	if msg.Embedding {
+		up.Embedding = meanRows(c.model.Embeddings())
+	}
+	up.Signatures = c.signatures(msg.Signatures)
 	if c.side.GTA != nil {
 		if err := c.gtaSignature(logits, up); err != nil {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
@@ -214,9 +222,6 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	}
 	if c.side.Update {
 		up.Signatures[SourceUpdate] = difference(up.Shared, c.start)
-	}
-	if len(c.labels)*c.model.Config().Hidden > releaseEntries {
-		c.model.Release()
 	}
 	for i, v := range up.Shared {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -226,9 +231,25 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	return up, nil
 }
 
+// borrow lends the model one of the engine's scratch memories (see
+// gnn.Scratch), waiting for one to be free, and returns the function that
+// gives it back. Without scratch memory the model keeps its own.
+func (c *Client) borrow() (giveBack func()) {
+	if c.scratch == nil {
+		return func() {}
+	}
+	s := <-c.scratch
+	c.model.Borrow(s)
+	return func() {
+		c.model.Return(s)
+		c.scratch <- s
+	}
+}
+
 // flatten copies the shared parameters into one vector in layout order.
-// The vector is the client's own and is overwritten next round; the
-// server reads it only within the round.
+// The vector is the client's own and is overwritten next round. The
+// server may overwrite it before: it mixes the updates in place, so the
+// vector comes back as the client's next message.
 func (c *Client) flatten() []float64 {
 	c.upBuf = flattenInto(c.upBuf, c.shared)
 	return c.upBuf

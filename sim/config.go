@@ -37,9 +37,6 @@ type Config struct {
 	// Partners, when positive, turns on auto alpha ("-alpha auto") with
 	// this target effective number of partners per client.
 	Partners float64
-	// Functional computes FED-PUB's functional signature every round even
-	// when it does not set the weights (for display).
-	Functional bool
 
 	// Mu is FedProx's proximal coefficient: clients minimise the loss plus
 	// (Mu/2)||theta - theta_global||^2 (Li et al., MLSys 2020, Eq. 2).

@@ -91,6 +91,11 @@ type Engine struct {
 	controls []KnobChange // knob history, for checkpoints
 	meta     Meta         // how to rebuild the scenario, for checkpoints
 	dataSum  string       // dataFingerprint, computed on first use
+	kernel   bool         // the clients' models have an APV
+
+	wantMu sync.Mutex // guards want, which Want sets while a round may run
+	want   wantSet
+	proxy  *gnn.Input // FED-PUB's proxy graph; nil until a round asks for the functional view
 
 	// OnProgress, when set, is called after each client finishes its part
 	// of a round, with the number done so far; it may be called from
@@ -124,14 +129,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}}
-	var proxy *gnn.Input
-	if cfg.Source == SourceFunctional || cfg.Functional {
-		// FED-PUB: 5 disconnected Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
-		if proxy, err = proxyGraph(stream(cfg.Seed, "proxy", 0), 5, 100, 0.1, data.NumFeatures); err != nil {
-			return nil, fmt.Errorf("sim: %w", err)
-		}
-	}
+	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel}
 	if b, ok := st.(runnerBuilder); ok { // clients of its own (FedSage+)
 		if e.runners, err = b.buildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
@@ -140,6 +138,11 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	}
 	// Goroutines inside one client: the cores the client pool leaves idle.
 	inner := max(1, runtime.GOMAXPROCS(0)/min(cfg.workers(), len(data.Clients)))
+	// Scratch memory for the clients that train at once, shared by all.
+	scratch := make(chan *gnn.Scratch, min(cfg.workers(), len(data.Clients)))
+	for range cap(scratch) {
+		scratch <- new(gnn.Scratch)
+	}
 	for _, c := range data.Clients {
 		// Refused here rather than at the first forward pass, naming the
 		// client; only models with the kernel head build a kernel.
@@ -154,7 +157,10 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
-		cl.proxy = proxy
+		cl.scratch = scratch
+		s := <-scratch // the model's gradients go to the shared scratch (or away)
+		cl.model.Return(s)
+		scratch <- s
 		e.runners = append(e.runners, cl)
 	}
 	return e, nil
@@ -242,12 +248,18 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	start := time.Now()
 	round := len(e.reports) + 1
 	absent := e.drawAbsent(round)
+	sigs, embedding := e.request()
+	if err := e.ensureProxy(sigs); err != nil {
+		e.broken = err
+		return nil, err
+	}
 	remote, err := e.exchange(ctx, round, absent) // FedGNN's expansion; nil for the others
 	if err != nil {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
 	}
-	all, err := e.runClients(ctx, round, absent, remote)
+	ask := &Message{Signatures: sigs, Embedding: embedding}
+	all, err := e.runClients(ctx, round, ask, absent, remote)
 	if err != nil {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
@@ -260,7 +272,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 		vs = views(ups)
 		m = e.strategy.Mix(&RoundInput{Updates: ups, Views: vs, Knobs: e.knobs, Round: round})
 	}
-	e.pending = spread(mix(ups, m.W, e.cfg.workers(), reusable(e.pending, len(ups))), all)
+	e.pending = spread(mix(ups, m.W, e.cfg.workers()), all)
 	rep := &RoundReport{
 		Round: round, Alpha: e.knobs.Alpha, Sigma: e.knobs.Sigma, Missing: missing,
 		Similarity: m.Similarity, Weights: m.W, Alphas: m.Alphas, Views: vs, WeightsFrom: m.Source,
@@ -280,7 +292,9 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding
 	}
-	rep.GroundTruth = cosineMatrix(embs)
+	if embedding {
+		rep.GroundTruth = cosineMatrix(embs)
+	}
 	if missing != nil {
 		e.fillAbsent(rep, all)
 	}
@@ -303,9 +317,10 @@ type roundLine struct {
 // client owns its state and random stream, so the results do not depend on
 // the number of workers or on scheduling. Clients marked in absent (nil:
 // none) are not run, and a client that fails with ErrUnavailable counts
-// as absent: their updates are nil. remote (nil: none) holds each
-// client's relayed expansion (FedGNN).
-func (e *Engine) runClients(ctx context.Context, round int, absent []bool, remote []*Remote) ([]*Update, error) {
+// as absent: their updates are nil. ask says what the clients report
+// beside their parameters (Message.Signatures and Embedding); remote (nil:
+// none) holds each client's relayed expansion (FedGNN).
+func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent []bool, remote []*Remote) ([]*Update, error) {
 	k := len(e.runners)
 	ups := make([]*Update, k)
 	errs := make([]error, k)
@@ -318,7 +333,7 @@ func (e *Engine) runClients(ctx context.Context, round int, absent []bool, remot
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				msg := &Message{Round: round, Sigma: e.knobs.Sigma}
+				msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding}
 				if e.pending != nil && e.pending[i] != nil {
 					msg.Shared = e.pending[i].Shared
 				}

@@ -42,13 +42,15 @@ func smallConfig(algo Algorithm) Config {
 	return c
 }
 
-// runEngine builds an engine for c on d and runs it to the end.
-func runEngine(t testing.TB, c Config, d *Data) *Engine {
+// runEngine builds an engine for c on d, wanting the optional matrices
+// named in want (see Engine.Want), and runs it to the end.
+func runEngine(t testing.TB, c Config, d *Data, want ...string) *Engine {
 	t.Helper()
 	e, err := New(c, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Want(want...)
 	if _, err := e.Run(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestEngineDeterministicAcrossWorkers(t *testing.T) {
 			for _, workers := range []int{1, 3, 8} {
 				c := smallConfig(algo)
 				c.Workers = workers
-				e := runEngine(t, c, smallData(t, 7))
+				e := runEngine(t, c, smallData(t, 7), WantAll)
 				runs = append(runs, stripTimes(e.Reports()))
 			}
 			for i := 1; i < len(runs); i++ {
@@ -116,6 +118,7 @@ func TestStrategyWeights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		e.Want(MatrixGroundTruth)
 		rep, err := e.Step(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -230,30 +233,5 @@ func TestConfigValidate(t *testing.T) {
 	c := DefaultConfig()
 	if err := c.Validate(); err != nil {
 		t.Errorf("default config invalid: %v", err)
-	}
-}
-
-// TestFunctionalViewIsDisplayOnly checks that computing FED-PUB's
-// functional view for display (Config.Functional) changes nothing else.
-func TestFunctionalViewIsDisplayOnly(t *testing.T) {
-	for _, algo := range []Algorithm{"fedaux", "fedavg"} {
-		var runs [][]RoundReport
-		for _, functional := range []bool{false, true} {
-			c := smallConfig(algo)
-			c.Functional = functional
-			e := runEngine(t, c, smallData(t, 7))
-			reps := stripTimes(e.Reports())
-			for i := range reps {
-				_, has := reps[i].Views[SourceFunctional]
-				if has != functional {
-					t.Fatalf("%s: functional %v, round %d has the view: %v", algo, functional, reps[i].Round, has)
-				}
-				reps[i].Views, reps[i].matrices = nil, nil // the views aside
-			}
-			runs = append(runs, reps)
-		}
-		if !reflect.DeepEqual(runs[0], runs[1]) {
-			t.Errorf("%s: the functional view changed the run", algo)
-		}
 	}
 }

@@ -329,17 +329,3 @@ func finite(id int, x []float64) error {
 	}
 	return nil
 }
-
-// reusable returns the previous round's messages when mix may overwrite
-// them: one for each of n clients, none missing; nil otherwise.
-func reusable(msgs []*Message, n int) []*Message {
-	if len(msgs) != n {
-		return nil
-	}
-	for _, m := range msgs {
-		if m == nil {
-			return nil
-		}
-	}
-	return msgs
-}

@@ -17,11 +17,11 @@ func TestRoundMatrices(t *testing.T) {
 	}
 	for _, algo := range Algorithms() {
 		c := smallConfig(algo)
-		c.Functional = true
 		e, err := New(c, smallData(t, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		e.Want(WantAll)
 		rep, err := e.Step(context.Background())
 		if err != nil {
 			t.Fatal(err)

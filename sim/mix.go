@@ -13,38 +13,36 @@ const mixChunk = 4096
 // mix returns each client's message for the next round: theta_k =
 // sum_l w_kl theta_l over the shared parameters (Eq. 6), summed in client
 // order so the result does not depend on the number of workers. A nil w
-// means no communication. The messages of reuse, when it has one per
-// client of the right size, are overwritten instead of allocating anew.
-func mix(ups []*Update, w [][]float64, workers int, reuse []*Message) []*Message {
+// means no communication. It mixes in place, a chunk of entries at a
+// time: each update's Shared vector is overwritten by its client's mixed
+// parameters and becomes that client's message, so the server holds no
+// copy of the parameters beyond the updates.
+func mix(ups []*Update, w [][]float64, workers int) []*Message {
 	if w == nil {
 		return nil
 	}
 	k := len(ups)
 	n := len(ups[0].Shared)
-	out := reuse
-	if len(out) != k || len(out[0].Shared) != n {
-		out = make([]*Message, k)
-		for i := range out {
-			out[i] = &Message{Shared: make([]float64, n)}
-		}
-	} else {
-		for _, m := range out {
-			clear(m.Shared)
-		}
-	}
 	chunks := make(chan int)
 	var wg sync.WaitGroup
 	for g := 0; g < max(1, workers); g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			buf := getAcc(k * mixChunk)
+			defer accPool.Put(buf)
+			acc := *buf // the chunk's mixed values, client by client
 			for lo := range chunks {
 				hi := min(lo+mixChunk, n)
+				clear(acc)
 				for i := 0; i < k; i++ {
-					dst := out[i].Shared[lo:hi]
+					dst := acc[i*mixChunk : i*mixChunk+hi-lo]
 					for l := 0; l < k; l++ {
 						floats.AddScaled(dst, w[i][l], ups[l].Shared[lo:hi])
 					}
+				}
+				for i := 0; i < k; i++ {
+					copy(ups[i].Shared[lo:hi], acc[i*mixChunk:])
 				}
 			}
 		}()
@@ -54,5 +52,21 @@ func mix(ups []*Update, w [][]float64, workers int, reuse []*Message) []*Message
 	}
 	close(chunks)
 	wg.Wait()
+	out := make([]*Message, k)
+	for i, u := range ups {
+		out[i] = &Message{Shared: u.Shared}
+	}
 	return out
+}
+
+// accPool keeps mix's chunk accumulators from one round to the next.
+var accPool sync.Pool
+
+// getAcc returns an accumulator of n entries from accPool or new.
+func getAcc(n int) *[]float64 {
+	if a, ok := accPool.Get().(*[]float64); ok && len(*a) == n {
+		return a
+	}
+	a := make([]float64, n)
+	return &a
 }

@@ -199,9 +199,9 @@ func lookup(key string) *setting {
 	return nil
 }
 
-// Settings lists the names of Config's settings (every field but Workers
-// and Functional, which do not change a run's numbers), as Get and Set
-// take them.
+// Settings lists the names of Config's settings (every field but
+// Workers, which does not change a run's numbers), as Get and Set take
+// them.
 func Settings() []string {
 	out := make([]string, len(settings))
 	for i, s := range settings {
@@ -260,8 +260,8 @@ func unknownSetting(key string) error {
 
 // Fingerprint spells every setting that can change the numbers of a run
 // of c.Algo, as sorted key=value pairs joined by commas: the settings
-// that only other algorithms read are left out, and so are the worker
-// count and the display-only Functional.
+// that only other algorithms read are left out, and so is the worker
+// count.
 func (c Config) Fingerprint() string {
 	var parts []string
 	for _, s := range settings {

@@ -70,9 +70,9 @@ func TestValidateSpeaksSettingNames(t *testing.T) {
 func TestFingerprint(t *testing.T) {
 	a := DefaultConfig()
 	b := a
-	b.Mu, b.Tau, b.Workers, b.Functional = 0.5, 7, 3, true
+	b.Mu, b.Tau, b.Workers = 0.5, 7, 3
 	if a.Fingerprint() != b.Fingerprint() {
-		t.Errorf("fedaux fingerprint depends on mu/tau/workers/functional:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
+		t.Errorf("fedaux fingerprint depends on mu/tau/workers:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
 	}
 	b.Algo, a.Algo = "fedprox", "fedprox"
 	if a.Fingerprint() == b.Fingerprint() {

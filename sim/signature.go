@@ -11,21 +11,30 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// signatures computes the client's signature vectors after training.
-// apvStart is the APV the client started the round with; proxy, when not
-// nil, is the shared proxy graph for the functional signature.
-func (c *Client) signatures(apvStart []float64, proxy *gnn.Input) map[Source][]float64 {
+// signatures computes the signature vectors of want after training (the
+// model's last forward being the evaluation one); those the model cannot
+// give (the APV's without kernel; apv-delta when the client has not run
+// a round since it was restored from a checkpoint) are left out.
+func (c *Client) signatures(want []Source) map[Source][]float64 {
 	sig := map[Source][]float64{}
-	if apv := c.model.Param("apv"); apv != nil {
-		sig[SourceAPV] = append([]float64(nil), apv.Value...)
-		sig[SourceAPVDelta] = difference(apv.Value, apvStart)
+	apv := c.model.Param("apv")
+	for _, s := range want {
+		switch {
+		case s == SourceAPV && apv != nil:
+			sig[s] = append([]float64(nil), apv.Value...)
+		case s == SourceAPVDelta && apv != nil && len(c.apvStart) == len(apv.Value): // not after a resume (Complete)
+			sig[s] = difference(apv.Value, c.apvStart)
+		case s == SourcePC1:
+			sig[s] = leadingEigenvector(c.model.Embeddings())
+		case s == SourceReadout:
+			if w := c.model.Param("cls.weight"); w != nil {
+				sig[s] = append([]float64(nil), w.Value...)
+			}
+		}
 	}
-	sig[SourcePC1] = leadingEigenvector(c.model.Embeddings())
-	if w := c.model.Param("cls.weight"); w != nil {
-		sig[SourceReadout] = append([]float64(nil), w.Value...)
-	}
-	if proxy != nil {
-		sig[SourceFunctional] = meanRows(c.model.EmbedPreReLU(*proxy))
+	// Last, since it overwrites the layers' buffers.
+	if slices.Contains(want, SourceFunctional) && c.proxy != nil {
+		sig[SourceFunctional] = meanRows(c.model.EmbedPreReLU(*c.proxy))
 	}
 	return sig
 }

@@ -132,6 +132,7 @@ func (f fedAux) Name() Algorithm {
 	return "fedaux"
 }
 func (fedAux) Model(cfg *gnn.Config) { cfg.Masked, cfg.Kernel = true, true }
+func (f fedAux) Uses() []Source      { return []Source{f.source} }
 func (f fedAux) Shares(p *gnn.Param) bool {
 	return !p.Personal && (f.apvMix || p.Name != "apv")
 }

@@ -319,9 +319,6 @@ func TestFedPubWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !e.Config().Functional {
-		t.Error("fedpub did not turn on the functional signature")
-	}
 	rep, err := e.Step(context.Background())
 	if err != nil {
 		t.Fatal(err)

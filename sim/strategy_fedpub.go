@@ -23,14 +23,10 @@ type fedPub struct{ tau float64 }
 func (fedPub) Name() Algorithm          { return "fedpub" }
 func (fedPub) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = true, false }
 func (fedPub) Shares(p *gnn.Param) bool { return !p.Personal }
+func (fedPub) Uses() []Source           { return []Source{SourceFunctional} }
 func (f fedPub) Mix(in *RoundInput) Mixing {
 	sim := in.Views[SourceFunctional]
 	return Mixing{W: softmaxRows(sim, f.tau), Similarity: sim, Source: SourceFunctional}
 }
 
-// newFedPub returns FED-PUB's strategy and turns on the functional
-// signature, which New computes only when the configuration asks for it.
-func newFedPub(c *Config) Strategy {
-	c.Functional = true
-	return fedPub{tau: c.Tau}
-}
+func newFedPub(c *Config) Strategy { return fedPub{tau: c.Tau} }

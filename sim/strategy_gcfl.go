@@ -44,6 +44,7 @@ type gcfl struct {
 func (*gcfl) Name() Algorithm          { return "gcfl" }
 func (*gcfl) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
 func (*gcfl) Shares(p *gnn.Param) bool { return !p.Personal }
+func (*gcfl) Uses() []Source           { return []Source{SourceUpdate} }
 
 // ClientSide asks for the update signature.
 func (*gcfl) ClientSide() ClientSide { return ClientSide{Update: true} }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -63,13 +64,23 @@ func TestMixMatchesEq6(t *testing.T) {
 		}
 	}
 	w := softmaxRows([][]float64{{1, 0.2, 0.3}, {0.2, 1, -0.5}, {0.3, -0.5, 1}}, 3)
+	orig := make([][]float64, k)
+	for i, u := range ups {
+		orig[i] = slices.Clone(u.Shared)
+	}
 	for _, workers := range []int{1, 2, 7} {
-		msgs := mix(ups, w, workers, nil)
+		for i, u := range ups {
+			copy(u.Shared, orig[i]) // mix overwrites the updates
+		}
+		msgs := mix(ups, w, workers)
 		for i := 0; i < k; i++ {
+			if &msgs[i].Shared[0] != &ups[i].Shared[0] {
+				t.Fatalf("client %d's message is not its update's vector, mixed in place", i)
+			}
 			for j := 0; j < n; j++ {
 				var want float64
 				for l := 0; l < k; l++ {
-					want += w[i][l] * ups[l].Shared[j]
+					want += w[i][l] * orig[l][j]
 				}
 				if msgs[i].Shared[j] != want {
 					t.Fatalf("workers %d: client %d entry %d = %v, want %v (bit-identical)", workers, i, j, msgs[i].Shared[j], want)
@@ -77,7 +88,7 @@ func TestMixMatchesEq6(t *testing.T) {
 			}
 		}
 	}
-	if mix(ups, nil, 2, nil) != nil {
+	if mix(ups, nil, 2) != nil {
 		t.Error("nil weights (no communication) should give no messages")
 	}
 }

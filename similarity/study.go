@@ -58,7 +58,6 @@ type Options struct {
 func Run(ctx context.Context, opts Options) (string, error) {
 	var cells []*study.Cell
 	base := opts.Base
-	base.Functional = true // FED-PUB's functional view for every run
 	for _, v := range opts.Variants {
 		c := base
 		if err := v.Apply(&c); err != nil {
@@ -74,6 +73,12 @@ func Run(ctx context.Context, opts Options) (string, error) {
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Runner: func(r *study.Runner) {
 			r.Observe = func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
+				// Every view and the ground truth, in the rounds scored.
+				if slices.Contains(opts.At, e.Round()+1) {
+					e.Want(sim.WantAll)
+				} else {
+					e.Want()
+				}
 				if rep == nil { // a new cell, or one resumed from its checkpoint
 					scores = nil
 					for _, old := range e.Reports() {

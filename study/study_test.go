@@ -33,9 +33,9 @@ func cells(n int) []*Cell {
 func TestKey(t *testing.T) {
 	a := cells(1)[0]
 	b := *a
-	b.Config.Workers, b.Config.Functional, b.Labels = 7, true, nil
+	b.Config.Workers, b.Labels = 7, nil
 	if a.Key() != b.Key() {
-		t.Error("the key depends on workers, the functional view or labels")
+		t.Error("the key depends on workers or labels")
 	}
 	for name, mod := range map[string]func(c *Cell){
 		"seed":      func(c *Cell) { c.Config.Seed++ },

@@ -97,6 +97,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if name := m.heat.NextSource(); name == "" {
 			m.logf(false, "no round yet: the heat map has no matrix to switch to")
 		}
+		m.wantViews()
 	case key.Matches(msg, k.Scale):
 		if m.heat.ToggleScale() {
 			m.logf(false, "heat map stretched over the off-diagonal range (z: raw scale)")
@@ -144,8 +145,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			m.prompt.Close()
 			m.screen = dashboard
-			m.logf(false, "exporting %d rounds to %s…", len(m.reports), dir)
-			return m.drv.export(dir, m.snapshot())
+			return m.exportTo(dir)
 		}
 		name, v, err := m.prompt.Knob(m.k)
 		if err != nil {
@@ -185,6 +185,39 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.picker, cmd = m.picker.Update(msg)
 	return cmd
+}
+
+// exportTo exports the session into dir: now when no round is in flight,
+// else once it is done (see flushExport).
+func (m *Model) exportTo(dir string) tea.Cmd {
+	if m.act == building {
+		m.logf(true, "busy building; export once the engine is ready")
+		return nil
+	}
+	if m.act != idle {
+		m.exportDir = dir
+		m.logf(false, "exporting to %s once the round in flight is done…", dir)
+		return nil
+	}
+	m.exportDir = dir
+	return m.flushExport()
+}
+
+// flushExport writes the export waiting for the engine, if any. The heat
+// maps show every matrix of the last round: the views the round did not
+// compute, nobody having shown them, are computed first from the clients'
+// models as the round left them (sim.Engine.Complete).
+func (m *Model) flushExport() tea.Cmd {
+	dir := m.exportDir
+	if dir == "" {
+		return nil
+	}
+	m.exportDir = ""
+	if err := m.engine.Complete(m.opts.Context, sim.WantAll); err != nil {
+		m.logf(true, "export: the last round's views: %v", err)
+	}
+	m.logf(false, "exporting %d rounds to %s…", len(m.reports), dir)
+	return m.drv.export(dir, m.snapshot())
 }
 
 // snapshot copies what an export needs, so that it can be written while
@@ -242,7 +275,8 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	m.act = idle
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
-		return after()
+		exp := m.flushExport() // before the engine goes
+		return tea.Batch(exp, after())
 	}
 	if msg.err != nil {
 		m.running, m.stepsLeft = false, 0
@@ -250,10 +284,11 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 			m.logf(true, "round %d failed: %v", len(m.reports)+1, msg.err)
 		}
 		if msg.report == nil {
-			return nil
+			return m.flushExport()
 		}
 	}
 	m.reports = append(m.reports, msg.report)
+	exp := m.flushExport()
 	m.lastKnobs = m.stepKnobs
 	m.reorder()
 	for _, q := range m.queued {
@@ -266,7 +301,7 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 		m.logf(false, "all %d rounds done: test at best val %.2f (round %d, val %.2f), final test %.2f",
 			m.cfg.Rounds, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
 	}
-	return m.next()
+	return tea.Batch(exp, m.next())
 }
 
 // rebuild replaces the engine by a new one for preset p and settings c,
@@ -278,7 +313,7 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 		m.job++
 		m.act = building
 		m.logf(false, "%s: building…", why)
-		return m.drv.build(p, m.opts.Env, withViews(c), m.opts.Log, m.job)
+		return m.drv.build(p, m.opts.Env, c, m.opts.Log, m.job)
 	}
 	switch m.act {
 	case stepping:

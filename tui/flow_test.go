@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // observer sees the model inside the program's event loop (through a
@@ -282,8 +283,14 @@ func checkExport(t *testing.T, dir string, rounds, k int) {
 	if len(rows) != 1+rounds*k {
 		t.Errorf("metrics.csv has %d rows, want %d", len(rows), 1+rounds*k)
 	}
-	for _, name := range []string{export.ConvergenceFile, export.SimilarityFile, export.SimilarityStretchedFile,
-		export.WeightsFile, export.WeightsStretchedFile} {
+	// Every view of the last round, shown or not (the export completes
+	// the round with the views nobody showed), and the ground truth.
+	files := []string{export.ConvergenceFile, export.SimilarityFile, export.SimilarityStretchedFile,
+		export.WeightsFile, export.WeightsStretchedFile, export.GroundTruthFile}
+	for _, s := range sim.Sources() {
+		files = append(files, export.ViewFile(string(s), false))
+	}
+	for _, name := range files {
 		pf, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)

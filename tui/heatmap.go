@@ -29,11 +29,12 @@ type heatModel struct {
 	styles        *Styles
 	width, height int
 
-	k      int
-	report *sim.RoundReport
-	order  []int
-	groups []int
-	algo   string
+	k       int
+	report  *sim.RoundReport
+	order   []int
+	groups  []int
+	algo    string
+	offered []string // the optional matrices the engine can compute (sim.Engine.Offered)
 
 	src    string // the source shown; "" for the one that sets the weights
 	scale  scaleMode
@@ -67,13 +68,20 @@ func (h *heatModel) SetData(k int, rep *sim.RoundReport, order, groups []int, al
 	h.cx, h.cy = min(h.cx, max(0, k-1)), min(h.cy, max(0, k-1))
 }
 
+// SetOffered sets the optional matrices the engine can compute, which
+// the heat map lists even in rounds that did not compute them.
+func (h *heatModel) SetOffered(names []string) {
+	h.offered = names
+	h.gen++
+}
+
 // invalidate drops the cached rendering.
 func (h *heatModel) invalidate() { h.gen++ }
 
 // NextSource switches to the next matrix of the last round and returns
 // its name ("" when there is no round yet).
 func (h *heatModel) NextSource() string {
-	srcs := heatSources(h.report)
+	srcs := heatSources(h.report, h.offered)
 	i := pickSource(srcs, h.src)
 	if i < 0 {
 		return ""
@@ -106,7 +114,7 @@ func (h *heatModel) Stretched() (stretched, auto bool) {
 
 // shown returns the matrix the map shows; ok is false before any round.
 func (h *heatModel) shown() (s heatSource, ok bool) {
-	srcs := heatSources(h.report)
+	srcs := heatSources(h.report, h.offered)
 	if i := pickSource(srcs, h.src); i >= 0 {
 		return srcs[i], true
 	}
@@ -159,7 +167,7 @@ func (h *heatModel) View() string {
 
 func (h *heatModel) render() string {
 	st := h.styles
-	srcs := heatSources(h.report)
+	srcs := heatSources(h.report, h.offered)
 	i := pickSource(srcs, h.src)
 	switch {
 	case h.report == nil:
@@ -168,6 +176,8 @@ func (h *heatModel) render() string {
 			name = "similarity"
 		}
 		return st.Title.Render(name) + "\n" + st.Dim.Render("no round yet (n steps one)")
+	case i >= 0 && srcs[i].later:
+		return st.Title.Render(srcs[i].name) + "\n" + st.Dim.Render(fmt.Sprintf("computed from round %d on: views are computed only while shown", h.report.Round+1))
 	case i < 0 || len(srcs[i].m) != h.k:
 		return st.Title.Render("no matrix") + "\n" + st.Dim.Render(h.algo+": the round has no client matrix")
 	}

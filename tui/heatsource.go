@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -20,18 +22,27 @@ type heatSource struct {
 	kind export.Kind
 	// setsW marks the similarity the mixing weights were derived from.
 	setsW bool
+	// later marks a view the engine can compute but the round did not,
+	// nobody having shown it (m is nil): it is computed from the next
+	// round on once shown (see viewsWanted).
+	later bool
 }
 
 // heatSources lists the matrices of rep that m switches between, in a
-// fixed order: the similarity of every signature the engine computed
-// (sim.Sources order, then any other by name), the strategy's similarity
-// when it is none of them, the mixing weights and the ground truth. It is
-// empty for a nil report.
-func heatSources(rep *sim.RoundReport) []heatSource {
+// fixed order: the similarity of every signature the engine offers
+// (offered, sim.Sources order, then any other), those rep lacks marked
+// later, the strategy's similarity when it is none of them, the mixing
+// weights and the ground truth. It is empty for a nil report.
+func heatSources(rep *sim.RoundReport, offered []string) []heatSource {
 	if rep == nil {
 		return nil
 	}
 	var out []heatSource
+	for _, name := range offered {
+		if _, ok := rep.Views[sim.Source(name)]; !ok && name != sim.MatrixGroundTruth {
+			out = append(out, heatSource{name: name, desc: "not computed", later: true})
+		}
+	}
 	for _, m := range rep.Matrices() {
 		if len(m.M) == 0 {
 			continue
@@ -49,7 +60,38 @@ func heatSources(rep *sim.RoundReport) []heatSource {
 		}
 		out = append(out, s)
 	}
+	slices.SortStableFunc(out, func(a, b heatSource) int { return rank(a, offered) - rank(b, offered) })
 	return out
+}
+
+// rank orders the heat map's sources: the offered views in their order,
+// then any other view, then the strategy's similarity, the weights and
+// the ground truth.
+func rank(s heatSource, offered []string) int {
+	switch s.name {
+	case srcSimilarity:
+		return len(offered) + 1
+	case srcWeights:
+		return len(offered) + 2
+	case srcGroundTruth:
+		return len(offered) + 3
+	}
+	if i := slices.Index(offered, s.name); i >= 0 {
+		return i
+	}
+	return len(offered)
+}
+
+// viewsWanted returns the optional matrices (sim.Engine.Want) that the
+// console reads: the view on the heat map (name, "" for the one that sets
+// the weights, which every round computes) and the ground truth, which
+// orders the clients when the strategy has no similarity and which the
+// export's log writes.
+func viewsWanted(name string) []string {
+	if name == "" || name == srcGroundTruth || name == srcWeights || name == srcSimilarity {
+		return []string{sim.MatrixGroundTruth}
+	}
+	return []string{name, sim.MatrixGroundTruth}
 }
 
 // pickSource returns the index in srcs of the source named name; for ""

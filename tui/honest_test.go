@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,37 +72,67 @@ func TestHeatLevels(t *testing.T) {
 }
 
 // TestHeatSources switches the heat map through every matrix the engine
-// computes (FED-PUB's functional view included: the console always
-// computes it) and checks the title names each.
+// offers and checks the title names each. A view is computed only while
+// shown: the first round has the APV view that sets the weights, the
+// weights and the ground truth; the others are listed, say from which
+// round they are computed, and show their matrix after the next round
+// (FED-PUB's functional view included), while the views no longer shown
+// are not computed any more.
 func TestHeatSources(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	press(m, "n")
 	m.heat.scale = scaleRaw // every title reads "raw", whatever the rule picks
-	srcs := heatSources(m.reports[0])
-	var names []string
+	srcs := heatSources(m.reports[0], m.heat.offered)
+	var names, later []string
 	for _, s := range srcs {
 		names = append(names, s.name)
+		if s.later {
+			later = append(later, s.name)
+		}
 	}
 	want := []string{"apv", "apv-delta", "pc1", "readout", "functional", srcWeights, srcGroundTruth}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("sources %v, want %v", names, want)
 	}
+	if w := []string{"apv-delta", "pc1", "readout", "functional"}; strings.Join(later, ",") != strings.Join(w, ",") {
+		t.Fatalf("views not computed in round 1: %v, want %v", later, w)
+	}
 	if !srcs[0].setsW {
 		t.Error("apv is not marked as the similarity that sets the weights")
 	}
-	for i := range want {
-		name := want[i]
-		if !strings.Contains(plain(m.Render()), "\n"+strings.Repeat(" ", 49)+name+"  raw ") &&
-			!strings.Contains(plain(m.Render()), " "+name+"  raw ") {
+	titled := func(name string) bool {
+		scr := plain(m.Render())
+		return strings.Contains(scr, "\n"+strings.Repeat(" ", 49)+name+"  raw ") || strings.Contains(scr, " "+name+"  raw ")
+	}
+	for i, name := range want {
+		if i > 0 {
+			press(m, "m")
+		}
+		if slices.Contains(later, name) {
+			if !strings.Contains(plain(m.Render()), "computed from round "+strconv.Itoa(len(m.reports)+1)+" on") {
+				t.Errorf("%s: the heat map does not say when the view is computed:\n%s", name, plain(m.Render()))
+			}
+			press(m, "n") // the view is on screen: the next round computes it
+			if _, ok := m.reports[len(m.reports)-1].Views[sim.Source(name)]; !ok {
+				t.Errorf("%s: shown, but not computed by the next round", name)
+			}
+		}
+		if !titled(name) {
 			t.Errorf("heat map title does not name %s:\n%s", name, plain(m.Render()))
 		}
-		press(m, "m")
 	}
+	// Shown last: the ground truth; no view but the APV is computed now.
+	press(m, "n")
+	last := m.reports[len(m.reports)-1]
+	if len(last.Views) != 1 || last.GroundTruth == nil {
+		t.Errorf("round %d computed views %d (want the APV only) and ground truth %v", last.Round, len(last.Views), last.GroundTruth != nil)
+	}
+	press(m, "m")
 	if m.heat.src != "apv" {
 		t.Errorf("m does not cycle back to apv: %q", m.heat.src)
 	}
 	// The pc1 view is an absolute cosine: its raw scale is [0, 1].
-	press(m, "m", "m")
+	press(m, "m", "m", "n")
 	if scr := plain(m.Render()); !strings.Contains(scr, "pc1  raw 0 ") {
 		t.Errorf("pc1 raw scale is not [0, 1]:\n%s", scr)
 	}

@@ -95,6 +95,7 @@ type Model struct {
 	running    bool
 	stepsLeft  int
 	afterRound func() tea.Cmd // work waiting for the round in flight (a rebuild)
+	exportDir  string         // an export waiting for the round in flight
 	pane       int            // 0: heat map, 1: chart, when only one fits
 	autoNoted  bool           // the log explains the heat map's automatic stretch
 
@@ -130,7 +131,7 @@ func New(opts Options) (*Model, error) {
 	}
 	st := NewStyles(opts.NoColor)
 	m := &Model{opts: opts, keys: defaultKeys(), styles: &st, drv: newDriver(opts.Context), width: 80, height: 24}
-	e, sc, err := presets.NewEngine(opts.Preset, opts.Env, withViews(opts.Config), opts.Log)
+	e, sc, err := presets.NewEngine(opts.Preset, opts.Env, opts.Config, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +158,17 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.stepKnobs, m.lastKnobs = sim.Knobs{}, sim.Knobs{}
 	m.pending = m.pending && (m.nextSource != m.cfg.Source || m.nextMix != m.cfg.APVMix)
 	m.act, m.running, m.stepsLeft = idle, false, 0
+	m.heat.SetOffered(e.Offered())
+	m.wantViews()
 	m.reorder()
 	m.sync()
+}
+
+// wantViews tells the engine which optional matrices the console reads
+// from the next round on: the view on the heat map and the ground truth
+// (see viewsWanted). A view that is not shown is not computed.
+func (m *Model) wantViews() {
+	m.engine.Want(viewsWanted(m.heat.src)...)
 }
 
 // reorder recomputes the display order of the clients.
@@ -294,12 +304,4 @@ func (m *Model) sync() {
 		m.logf(false, "%s", note)
 	}
 	m.autoNoted = note != ""
-}
-
-// withViews returns c with every similarity view the console can show
-// computed each round: FED-PUB's functional view costs one forward pass
-// over the proxy graph per client and does not change the run.
-func withViews(c sim.Config) sim.Config {
-	c.Functional = true
-	return c
 }

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// WantAll, given to Engine.Want, asks for every optional matrix.
+const WantAll = "*"
+
+// wantSet is the set of optional matrices an engine's readers want.
+type wantSet struct {
+	all   bool
+	names []string
+}
+
+func (w wantSet) has(name string) bool { return w.all || slices.Contains(w.names, name) }
+
+// Want tells the engine which of a round's optional matrices its readers
+// read, from the next round on: names are matrix names (Matrix.Name: a
+// similarity source such as "pc1" or "functional", or MatrixGroundTruth),
+// or WantAll for every one. Each call replaces the set of the last; an
+// engine starts wanting none. Whatever is wanted, a round computes the
+// similarity its strategy derives the weights from, the weights, and the
+// ground truth when the engine has a run log (the log writes it); a view
+// nobody wants is not computed and is absent from the round's report
+// (Views, Matrices; GroundTruth is nil). Unknown names are ignored. Want
+// may be called while a round runs; it applies to the rounds after.
+func (e *Engine) Want(names ...string) {
+	w := wantSet{names: slices.Clone(names)}
+	w.all = slices.Contains(names, WantAll)
+	e.wantMu.Lock()
+	e.want = w
+	e.wantMu.Unlock()
+}
+
+// Offered returns the names of the optional matrices the engine's rounds
+// can carry (see Want), in the order of Matrices: the similarity views
+// its clients' models can give, then the ground truth.
+func (e *Engine) Offered() []string {
+	var out []string
+	for _, s := range e.sources() {
+		out = append(out, string(s))
+	}
+	return append(out, MatrixGroundTruth)
+}
+
+// sources lists the signatures the engine's clients can report, in
+// Sources order (GCFL's update last).
+func (e *Engine) sources() []Source {
+	var out []Source
+	for _, s := range Sources() {
+		if (s == SourceAPV || s == SourceAPVDelta) && !e.kernel {
+			continue // no APV
+		}
+		out = append(out, s)
+	}
+	if clientSide(e.strategy).Update {
+		out = append(out, SourceUpdate)
+	}
+	return out
+}
+
+// viewUser is implemented by strategies whose weights read similarity
+// views: Uses lists the signatures whose views Mix reads.
+type viewUser interface {
+	Uses() []Source
+}
+
+// request returns what the clients report in the next round beside their
+// parameters: the signatures the strategy uses or a reader wants, and
+// whether their mean embeddings (the ground truth) are wanted.
+func (e *Engine) request() (sigs []Source, embedding bool) {
+	e.wantMu.Lock()
+	w := e.want
+	e.wantMu.Unlock()
+	var uses []Source
+	if u, ok := e.strategy.(viewUser); ok {
+		uses = u.Uses()
+	}
+	for _, s := range e.sources() {
+		if s == SourceUpdate {
+			continue // the client side of GCFL reports it anyway
+		}
+		if slices.Contains(uses, s) || w.has(string(s)) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs, e.log != nil || w.has(MatrixGroundTruth)
+}
+
+// ensureProxy gives the in-process clients FED-PUB's proxy graph when the
+// functional signature is asked for, building it on first use from its
+// own random stream (so that when it is built changes nothing else).
+func (e *Engine) ensureProxy(sigs []Source) error {
+	if e.proxy != nil || !slices.Contains(sigs, SourceFunctional) {
+		return nil
+	}
+	// FED-PUB: 5 disconnected Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
+	proxy, err := proxyGraph(stream(e.cfg.Seed, "proxy", 0), 5, 100, 0.1, e.data.NumFeatures)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	e.proxy = proxy
+	for _, r := range e.runners {
+		if c, ok := r.(*Client); ok {
+			c.proxy = proxy
+		}
+	}
+	return nil
+}
+
+// Complete adds to the last round's report the optional matrices named
+// (as Want takes them) that the round did not compute, from the clients'
+// models as the round left them: they are the matrices the round would
+// have computed had they been wanted, bit for bit. It serves a reader
+// that asks too late, as an export of what the console did not show. Call
+// it between rounds, with in-process clients; the clients that missed the
+// round keep the zero rows and columns of fillAbsent.
+func (e *Engine) Complete(ctx context.Context, names ...string) error {
+	if len(e.reports) == 0 {
+		return nil
+	}
+	rep := e.reports[len(e.reports)-1]
+	w := wantSet{names: names, all: slices.Contains(names, WantAll)}
+	var sigs []Source
+	for _, s := range e.sources() {
+		if _, done := rep.Views[s]; !done && s != SourceUpdate && w.has(string(s)) {
+			sigs = append(sigs, s)
+		}
+	}
+	embedding := rep.GroundTruth == nil && w.has(MatrixGroundTruth)
+	if len(sigs) == 0 && !embedding {
+		return nil
+	}
+	if err := e.ensureProxy(sigs); err != nil {
+		return err
+	}
+	absent := map[int]bool{}
+	for _, id := range rep.Missing {
+		absent[id] = true
+	}
+	var ups []*Update
+	var idx []int
+	for i, r := range e.runners {
+		if absent[e.data.Clients[i].ID] {
+			continue
+		}
+		c, ok := r.(*Client)
+		if !ok {
+			return fmt.Errorf("sim: client %d runs elsewhere: its round %d signatures cannot be completed", e.data.Clients[i].ID, rep.Round)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		up, err := c.late(sigs, embedding)
+		if err != nil {
+			return err
+		}
+		ups, idx = append(ups, up), append(idx, i)
+	}
+	if len(ups) == 0 {
+		return nil
+	}
+	grow := func(m [][]float64) [][]float64 {
+		if rep.Missing == nil {
+			return m
+		}
+		return expand(m, idx, len(e.runners))
+	}
+	if rep.Views == nil {
+		rep.Views = map[Source][][]float64{}
+	}
+	for s, m := range views(ups) {
+		rep.Views[s] = grow(m)
+	}
+	if embedding {
+		embs := make([][]float64, len(ups))
+		for i, u := range ups {
+			embs[i] = u.Embedding
+		}
+		rep.GroundTruth = grow(cosineMatrix(embs))
+	}
+	rep.buildMatrices()
+	return nil
+}
+
+// late computes, between rounds, the signatures sigs and (with embedding)
+// the mean embedding of the model as its last round left it: the
+// evaluation forward pass that ended the round is run again (it draws
+// nothing and reads only the parameters, unchanged since).
+func (c *Client) late(sigs []Source, embedding bool) (*Update, error) {
+	defer c.borrow()()
+	if embedding || slices.Contains(sigs, SourcePC1) {
+		if _, err := c.model.Forward(c.input, false, nil); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
+	up := &Update{ID: c.ID, Signatures: c.signatures(sigs)}
+	if embedding {
+		up.Embedding = meanRows(c.model.Embeddings())
+	}
+	return up, nil
+}
