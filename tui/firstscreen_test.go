@@ -143,7 +143,7 @@ func TestScaleAutoThenChosen(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	press(m, "m", "m") // apv-delta, pc1
+	press(m, "m", "m", "n") // apv-delta, pc1, and a round that computes it
 	if scr = plain(m.Render()); !strings.Contains(scr, "pc1  raw 0 ") {
 		t.Errorf("pc1 (wide range) is not raw under the rule:\n%s", scr)
 	}
@@ -156,7 +156,7 @@ func TestScaleAutoThenChosen(t *testing.T) {
 	if scr = plain(m.Render()); !strings.Contains(scr, "apv  raw -1 ") || strings.Contains(scr, "auto:") {
 		t.Errorf("the user's raw scale does not hold the next round:\n%s", scr)
 	}
-	press(m, "z", "m", "m")
+	press(m, "z", "m", "m", "n")
 	if scr = plain(m.Render()); !strings.Contains(scr, "pc1  stretched ") {
 		t.Errorf("the user's stretched scale does not hold for pc1:\n%s", scr)
 	}
