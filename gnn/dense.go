@@ -1,7 +1,7 @@
 package gnn
 
 import (
-	"gonum.org/v1/gonum/floats"
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -9,17 +9,25 @@ import (
 // inputs of the second GCN layer and of the classifier come out of ReLU
 // and dropout, so 50 to 75 % of their entries are zero, and skipping
 // them beats gonum's dense GEMM several times over at these shapes
-// (N = 250, d = 256: 1.3 ms against 5.9 ms for X W on 2 cores). They use
-// gonum's assembly kernels for the long inner loops.
+// (N = 250, d = 256: 1.3 ms against 5.9 ms for X W on 2 cores). Their
+// inner loops are the SIMD kernels of internal/vec: a row of the result
+// is summed from up to batch scaled rows in one pass, which reads and
+// writes it once, with the rounding and the order of one axpy after
+// another, so the results are those of the plain loops to the last bit.
 
 // shortLoop is the vector length below which a plain Go loop beats the
-// call into gonum's assembly kernels.
+// call into the assembly kernels. dot sums in sequence below it and in
+// the order of vec.Dot (gonum's DotUnitary) from it on.
 const shortLoop = 16
+
+// batch is the number of scaled rows (or dot products) one kernel call
+// takes.
+const batch = 64
 
 // axpy adds a*x to dst.
 func axpy(dst []float64, a float64, x []float64) {
 	if len(x) >= shortLoop {
-		floats.AddScaled(dst, a, x)
+		vec.AddScaled(dst, a, x)
 		return
 	}
 	x = x[:len(dst)]
@@ -31,7 +39,7 @@ func axpy(dst []float64, a float64, x []float64) {
 // dot returns the inner product of a and b.
 func dot(a, b []float64) float64 {
 	if len(a) >= shortLoop {
-		return floats.Dot(a, b)
+		return vec.Dot(a, b)
 	}
 	b = b[:len(a)]
 	var s float64
@@ -39,6 +47,38 @@ func dot(a, b []float64) float64 {
 		s += v * b[i]
 	}
 	return s
+}
+
+// rowSum gathers scaled rows to add to one destination row. It lives on
+// the stack of the loop that uses it.
+type rowSum struct {
+	n    int
+	a    [batch]float64
+	rows [batch][]float64
+}
+
+// add queues a*row for dst, flushing the queue first when it is full;
+// zero says whether dst is still to be cleared, and add returns whether
+// it still is.
+func (s *rowSum) add(dst []float64, zero bool, a float64, row []float64) bool {
+	if s.n == batch {
+		s.flush(dst, zero)
+		zero = false
+	}
+	s.a[s.n], s.rows[s.n] = a, row
+	s.n++
+	return zero
+}
+
+// flush adds the queued scaled rows to dst in order, first setting dst to
+// zero if zero is set (so that an empty queue with zero set clears dst).
+func (s *rowSum) flush(dst []float64, zero bool) {
+	if zero {
+		vec.ScaledSum(dst, s.a[:s.n], s.rows[:s.n])
+	} else if s.n > 0 {
+		vec.AddScaledN(dst, s.a[:s.n], s.rows[:s.n])
+	}
+	s.n = 0
 }
 
 // mulSkip sets dst = x * w (dst N x m, x N x k, w k x m), skipping the
@@ -49,37 +89,80 @@ func mulSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, true) }
 // entries of x.
 func mulAddSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, false) }
 
-// mulSkipRows is mulSkip if zero is set and mulAddSkip if not; each row of
-// dst is cleared just before it is accumulated.
+// mulSkipRows is mulSkip if zero is set and mulAddSkip if not: row i of
+// dst is (cleared and then) summed from the rows of w that the non-zero
+// entries of row i of x select, in column order.
 func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
 	m, k := d.Cols, xr.Cols
+	var s rowSum
 	for i := 0; i < d.Rows; i++ {
 		row := d.Data[i*d.Stride : i*d.Stride+m]
-		if zero {
-			clear(row)
-		}
+		zero := zero
 		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
 			if v != 0 {
-				axpy(row, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				zero = s.add(row, zero, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
 			}
+		}
+		s.flush(row, zero)
+	}
+}
+
+// transBlock is the number of rows of x and p that mulTransAddSkip takes
+// at a time; their rows of p stay in cache while it walks dst.
+const transBlock = 16
+
+// mulTransAddSkip adds x^T * p to dst (dst k x m, x N x k, p N x m),
+// skipping the zero entries of x. Row j of dst receives x_ij p_i in the
+// order of i, as from a loop over the rows of x; it is read and written
+// once for every transBlock rows.
+func mulTransAddSkip(dst, x, p *mat.Dense) {
+	d, xr, pr := dst.RawMatrix(), x.RawMatrix(), p.RawMatrix()
+	m, k := d.Cols, xr.Cols
+	var s rowSum
+	for i0 := 0; i0 < xr.Rows; i0 += transBlock {
+		i1 := min(i0+transBlock, xr.Rows)
+		for j := 0; j < k; j++ {
+			row := d.Data[j*d.Stride : j*d.Stride+m]
+			for i := i0; i < i1; i++ {
+				if v := xr.Data[i*xr.Stride+j]; v != 0 {
+					s.add(row, false, v, pr.Data[i*pr.Stride:i*pr.Stride+m])
+				}
+			}
+			s.flush(row, false)
 		}
 	}
 }
 
-// mulTransAddSkip adds x^T * p to dst (dst k x m, x N x k, p N x m),
-// skipping the zero entries of x.
-func mulTransAddSkip(dst, x, p *mat.Dense) {
-	d, xr, pr := dst.RawMatrix(), x.RawMatrix(), p.RawMatrix()
-	m, k := d.Cols, xr.Cols
-	for i := 0; i < xr.Rows; i++ {
-		src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
-			if v != 0 {
-				axpy(d.Data[j*d.Stride:j*d.Stride+m], v, src)
-			}
-		}
+// dotSet computes several dot products of one vector in one kernel call.
+// It lives on the stack of the loop that uses it.
+type dotSet struct {
+	n    int
+	idx  [batch]int
+	out  [batch]float64
+	rows [batch][]float64
+}
+
+// add queues the dot product of the vector with row for dst[j], flushing
+// the queue first when it is full.
+func (s *dotSet) add(dst, x []float64, j int, row []float64) {
+	if s.n == batch {
+		s.flush(dst, x)
 	}
+	s.idx[s.n], s.rows[s.n] = j, row
+	s.n++
+}
+
+// flush sets dst[j] for every queued j to the dot product of x with its row.
+func (s *dotSet) flush(dst, x []float64) {
+	if s.n == 0 {
+		return
+	}
+	vec.DotN(s.out[:s.n], x, s.rows[:s.n])
+	for t, j := range s.idx[:s.n] {
+		dst[j] = s.out[t]
+	}
+	s.n = 0
 }
 
 // mulTransB sets dst = p * w^T (dst N x k, p N x m, w k x m). When
@@ -94,22 +177,48 @@ func mulTransB(dst, p, w, pattern *mat.Dense) {
 		raw := pattern.RawMatrix()
 		pat, patStride = raw.Data, raw.Stride
 	}
+	var s dotSet
 	for i := 0; i < d.Rows; i++ {
 		row := d.Data[i*d.Stride : i*d.Stride+k]
 		src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-		if pat == nil {
-			for j := range row {
-				row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-			}
-			continue
+		var prow []float64
+		if pat != nil {
+			prow = pat[i*patStride : i*patStride+k]
 		}
-		prow := pat[i*patStride : i*patStride+k]
 		for j := range row {
-			if prow[j] != 0 {
-				row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-			} else {
+			switch {
+			case prow != nil && prow[j] == 0:
 				row[j] = 0
+			case m < shortLoop:
+				row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+			default:
+				s.add(row, src, j, wr.Data[j*wr.Stride:j*wr.Stride+m])
 			}
+		}
+		s.flush(row, src)
+	}
+}
+
+// addDots adds to d[j] the dot product of g with row j of the len(d) x
+// len(g) matrix stored row after row in w (d[j] += dot(g, w_j)).
+func addDots(d, g, w []float64) {
+	m := len(g)
+	if m < shortLoop {
+		for j := range d {
+			d[j] += dot(g, w[j*m:(j+1)*m])
+		}
+		return
+	}
+	var s dotSet
+	for j0 := 0; j0 < len(d); j0 += batch {
+		s.n = min(batch, len(d)-j0)
+		for t := range s.n {
+			j := j0 + t
+			s.rows[t] = w[j*m : (j+1)*m]
+		}
+		vec.DotN(s.out[:s.n], g, s.rows[:s.n])
+		for t, v := range s.out[:s.n] {
+			d[j0+t] += v
 		}
 	}
 }

@@ -216,12 +216,14 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 func (l *GCN) sparseBackward(dxw *mat.Dense) {
 	raw := dxw.RawMatrix()
 	c := l.Out
+	var s rowSum
 	for _, r := range l.xt.nonEmpty {
-		clear(l.row)
+		zero := true
 		for k := l.xt.ptr[r]; k < l.xt.ptr[r+1]; k++ {
 			i := l.xt.idx[k]
-			axpy(l.row, l.xt.val[k], raw.Data[i*raw.Stride:i*raw.Stride+c])
+			zero = s.add(l.row, zero, l.xt.val[k], raw.Data[i*raw.Stride:i*raw.Stride+c])
 		}
+		s.flush(l.row, zero)
 		lo, hi := r*c, (r+1)*c
 		if l.Mask == nil {
 			axpy(l.Weight.Grad[lo:hi], 1, l.row)

@@ -111,9 +111,7 @@ func (c *Conv1D) Backward(dy *mat.Dense, needInput bool) *mat.Dense {
 		for i := lo; i < hi; i++ {
 			g := gr.Data[i*gr.Stride : i*gr.Stride+c.Out]
 			d := dr.Data[(i+off)*dr.Stride : (i+off)*dr.Stride+c.In]
-			for j := range d {
-				d[j] += dot(g, w[j*c.Out:(j+1)*c.Out])
-			}
+			addDots(d, g, w)
 		}
 	}
 	return dx

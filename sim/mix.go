@@ -3,7 +3,7 @@ package sim
 import (
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/fedaux/fedaux/internal/vec"
 )
 
 // mixChunk is the number of parameter entries mixed at a time: small
@@ -38,13 +38,15 @@ func mix(ups []*Update, w [][]float64, workers int, reuse []*Message) []*Message
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			src := make([][]float64, k)
 			for lo := range chunks {
 				hi := min(lo+mixChunk, n)
+				for l := range src {
+					src[l] = ups[l].Shared[lo:hi]
+				}
 				for i := 0; i < k; i++ {
-					dst := out[i].Shared[lo:hi]
-					for l := 0; l < k; l++ {
-						floats.AddScaled(dst, w[i][l], ups[l].Shared[lo:hi])
-					}
+					// out_i += w_il theta_l for l = 0, 1, ... in turn, in one pass.
+					vec.AddScaledN(out[i].Shared[lo:hi], w[i], src)
 				}
 			}
 		}()

@@ -1,0 +1,91 @@
+//go:build amd64 && !purego
+
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// detect returns the best level of this CPU. cpu.X86 reports AVX2 and
+// AVX-512 only when the operating system saves their registers.
+func detect() Level {
+	switch {
+	case cpu.X86.HasAVX512F:
+		return AVX512
+	case cpu.X86.HasAVX2:
+		return AVX2
+	}
+	return Portable
+}
+
+func addScaledN(dst, a []float64, xs [][]float64, zero bool) {
+	switch level {
+	case AVX512:
+		addScaledNAVX512(dst, a, xs, zero)
+	case AVX2:
+		addScaledNAVX2(dst, a, xs, zero)
+	default:
+		addScaledNGo(dst, a, xs, zero)
+	}
+}
+
+// dot and dotN use AVX2 at the AVX-512 level too: the order of
+// DotUnitary fixes four partial sums, which fill a 256-bit register.
+func dot(x, y []float64) float64 {
+	if level >= AVX2 {
+		return dotAVX2(x, y)
+	}
+	return dotGo(x, y)
+}
+
+func dotN(dst, x []float64, ys [][]float64) {
+	if level < AVX2 {
+		dotNGo(dst, x, ys)
+		return
+	}
+	n := len(ys) &^ 3
+	dotNAVX2(dst[:n], x, ys[:n])
+	for t := n; t < len(ys); t++ {
+		dst[t] = dotAVX2(x, ys[t])
+	}
+}
+
+func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64) {
+	switch level {
+	case AVX512:
+		adamAVX512(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+	case AVX2:
+		adamAVX2(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+	default:
+		adamGo(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+	}
+}
+
+// addScaledNAVX512 is addScaledNGo with len(xs) >= 1 and every xs[t]
+// at least as long as dst.
+//
+//go:noescape
+func addScaledNAVX512(dst, a []float64, xs [][]float64, zero bool)
+
+// addScaledNAVX2 is addScaledNAVX512 on AVX2.
+//
+//go:noescape
+func addScaledNAVX2(dst, a []float64, xs [][]float64, zero bool)
+
+// dotAVX2 is dotGo; len(y) >= len(x).
+//
+//go:noescape
+func dotAVX2(x, y []float64) (sum float64)
+
+// dotNAVX2 is dotNGo for len(ys) a multiple of 4.
+//
+//go:noescape
+func dotNAVX2(dst, x []float64, ys [][]float64)
+
+// adamAVX512 is adamGo with slices of equal length.
+//
+//go:noescape
+func adamAVX512(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64)
+
+// adamAVX2 is adamAVX512 on AVX2.
+//
+//go:noescape
+func adamAVX2(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64)

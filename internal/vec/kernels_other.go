@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package vec
+
+func detect() Level { return Portable }
+
+func addScaledN(dst, a []float64, xs [][]float64, zero bool) { addScaledNGo(dst, a, xs, zero) }
+
+func dot(x, y []float64) float64 { return dotGo(x, y) }
+
+func dotN(dst, x []float64, ys [][]float64) { dotNGo(dst, x, ys) }
+
+func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64) {
+	adamGo(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+}
