@@ -89,3 +89,65 @@ func adamAVX512(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, e
 //
 //go:noescape
 func adamAVX2(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64)
+
+func mul(dst, x, y []float64, add bool) {
+	switch level {
+	case AVX512:
+		mulAVX512(dst, x, y, add)
+	case AVX2:
+		mulAVX2(dst, x, y, add)
+	default:
+		mulGo(dst, x, y, add)
+	}
+}
+
+func mulPruned(dst, x, m []float64, thr float64) {
+	switch level {
+	case AVX512:
+		mulPrunedAVX512(dst, x, m, thr)
+	case AVX2:
+		mulPrunedAVX2(dst, x, m, thr)
+	default:
+		mulPrunedGo(dst, x, m, thr)
+	}
+}
+
+func finite(x []float64) bool {
+	switch level {
+	case AVX512:
+		return finiteAVX512(x)
+	case AVX2:
+		return finiteAVX2(x)
+	}
+	return finiteGo(x)
+}
+
+// mulAVX512 is mulGo with x and y at least as long as dst.
+//
+//go:noescape
+func mulAVX512(dst, x, y []float64, add bool)
+
+// mulAVX2 is mulAVX512 on AVX2.
+//
+//go:noescape
+func mulAVX2(dst, x, y []float64, add bool)
+
+// mulPrunedAVX512 is mulPrunedGo with x and m at least as long as dst.
+//
+//go:noescape
+func mulPrunedAVX512(dst, x, m []float64, thr float64)
+
+// mulPrunedAVX2 is mulPrunedAVX512 on AVX2.
+//
+//go:noescape
+func mulPrunedAVX2(dst, x, m []float64, thr float64)
+
+// finiteAVX512 is finiteGo.
+//
+//go:noescape
+func finiteAVX512(x []float64) bool
+
+// finiteAVX2 is finiteGo.
+//
+//go:noescape
+func finiteAVX2(x []float64) bool

@@ -13,3 +13,9 @@ func dotN(dst, x []float64, ys [][]float64) { dotNGo(dst, x, ys) }
 func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64) {
 	adamGo(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
 }
+
+func mul(dst, x, y []float64, add bool) { mulGo(dst, x, y, add) }
+
+func mulPruned(dst, x, m []float64, thr float64) { mulPrunedGo(dst, x, m, thr) }
+
+func finite(x []float64) bool { return finiteGo(x) }

@@ -51,3 +51,42 @@ func adamGo(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps f
 		theta[i] = x - float64(step*mi)/(float64(math.Sqrt(vi)*invBC2)+eps)
 	}
 }
+
+func mulGo(dst, x, y []float64, add bool) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	if add {
+		for i := range dst {
+			dst[i] += float64(x[i] * y[i])
+		}
+		return
+	}
+	for i := range dst {
+		dst[i] = x[i] * y[i]
+	}
+}
+
+func mulPrunedGo(dst, x, m []float64, thr float64) {
+	x, m = x[:len(dst)], m[:len(dst)]
+	for i, mi := range m {
+		if math.Abs(mi) < thr {
+			mi = 0
+		}
+		dst[i] = x[i] * mi
+	}
+}
+
+func finiteGo(x []float64) bool {
+	var s0, s1, s2, s3 float64
+	n := len(x) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0 += x[i] - x[i]
+		s1 += x[i+1] - x[i+1]
+		s2 += x[i+2] - x[i+2]
+		s3 += x[i+3] - x[i+3]
+	}
+	for _, v := range x[n:] {
+		s0 += v - v
+	}
+	s := s0 + s1 + s2 + s3
+	return s == s
+}

@@ -146,3 +146,33 @@ func Adam(theta, grad, m, v []float64, s AdamStep) {
 	}
 	adam(theta, grad, m, v, s.Beta1, 1-s.Beta1, s.Beta2, 1-s.Beta2, s.WeightDecay, s.StepSize, s.InvBC2, s.Eps)
 }
+
+// Mul sets dst[i] = x[i]*y[i]. It panics if the lengths differ.
+func Mul(dst, x, y []float64) {
+	check3("Mul", dst, x, y)
+	mul(dst, x, y, false)
+}
+
+// AddMul adds x[i]*y[i] to dst[i], rounding the product and then the sum
+// (no fused multiply-add). It panics if the lengths differ.
+func AddMul(dst, x, y []float64) {
+	check3("AddMul", dst, x, y)
+	mul(dst, x, y, true)
+}
+
+// MulPruned sets dst[i] = x[i]*m[i], with m[i] read as +0 where
+// math.Abs(m[i]) < thr (a NaN in m is kept). It panics if the lengths
+// differ.
+func MulPruned(dst, x, m []float64, thr float64) {
+	check3("MulPruned", dst, x, m)
+	mulPruned(dst, x, m, thr)
+}
+
+// AllFinite reports whether no element of x is NaN or infinite.
+func AllFinite(x []float64) bool { return finite(x) }
+
+func check3(name string, dst, x, y []float64) {
+	if len(x) != len(dst) || len(y) != len(dst) {
+		panic(fmt.Sprintf("vec: %s: lengths %d, %d, %d", name, len(dst), len(x), len(y)))
+	}
+}

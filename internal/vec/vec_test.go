@@ -258,6 +258,9 @@ func TestPanics(t *testing.T) {
 		"DotN dst":        func() { DotN(x[:1], x, [][]float64{x, x}) },
 		"DotN len":        func() { DotN(x[:1], x, [][]float64{x[:2]}) },
 		"Adam":            func() { Adam(x, x, x, x[:2], AdamStep{}) },
+		"Mul":             func() { Mul(x, x[:2], x) },
+		"AddMul":          func() { AddMul(x, x, x[:2]) },
+		"MulPruned":       func() { MulPruned(x[:2], x, x, 1) },
 	} {
 		func() {
 			defer func() {
