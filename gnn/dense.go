@@ -85,13 +85,9 @@ func (s *rowSum) flush(dst []float64, zero bool) {
 // zero entries of x.
 func mulSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, true) }
 
-// mulAddSkip adds x * w to dst (shapes as for mulSkip), skipping the zero
-// entries of x.
-func mulAddSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, false) }
-
-// mulSkipRows is mulSkip if zero is set and mulAddSkip if not: row i of
-// dst is (cleared and then) summed from the rows of w that the non-zero
-// entries of row i of x select, in column order.
+// mulSkipRows is mulSkip if zero is set, and adds x * w to dst if not:
+// row i of dst is (cleared and then) summed from the rows of w that the
+// non-zero entries of row i of x select, in column order.
 func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
 	m, k := d.Cols, xr.Cols
@@ -105,6 +101,33 @@ func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 			}
 		}
 		s.flush(row, zero)
+	}
+}
+
+// convAddSkip adds to each row i of dst (N x m) the sum over the taps t
+// = 0 .. width-1 of x_{i+t-p} W_t, p = (width-1)/2, where x is N x k,
+// rows of x outside 0 .. N-1 are zero, and w stacks the k x m matrices
+// W_t tap by tap (width*k x m). The zero entries of x are skipped. Row i
+// receives its terms in the order of t and then of the column of x, as
+// from mulSkipRows (adding) called for each tap in turn, but is read and
+// written once.
+func convAddSkip(dst, x, w *mat.Dense, width int) {
+	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
+	n, k, m := xr.Rows, xr.Cols, d.Cols
+	p := (width - 1) / 2
+	var s rowSum
+	for i := 0; i < n; i++ {
+		row := d.Data[i*d.Stride : i*d.Stride+m]
+		for t := max(0, p-i); t < min(width, n-i+p); t++ {
+			r := i + t - p
+			for j, v := range xr.Data[r*xr.Stride : r*xr.Stride+k] {
+				if v != 0 {
+					q := t*k + j
+					s.add(row, false, v, wr.Data[q*wr.Stride:q*wr.Stride+m])
+				}
+			}
+		}
+		s.flush(row, false)
 	}
 }
 

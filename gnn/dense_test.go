@@ -128,6 +128,21 @@ func TestDenseProducts(t *testing.T) {
 					sameDense(t, fmt.Sprintf("mulSkipRows zero=%v %s", zero, name), got, want)
 				}
 
+				for _, width := range []int{1, 3, 5} {
+					wc := subDense(rng, width*s.k, s.m, 1)
+					got, want := subDense(rng, s.n, s.m, 1), mat.NewDense(s.n, s.m, nil)
+					want.Copy(got)
+					convAddSkip(got, x, wc, width)
+					for t := range width { // the per-tap loop convAddSkip replaced
+						off := t - (width-1)/2
+						lo, hi := max(0, -off), min(s.n, s.n-off)
+						if lo < hi {
+							refMulSkip(rowRange(want, lo, hi), rowRange(x, lo+off, hi+off), rowRange(wc, t*s.k, (t+1)*s.k), false)
+						}
+					}
+					sameDense(t, fmt.Sprintf("convAddSkip width=%d %s", width, name), got, want)
+				}
+
 				p := subDense(rng, s.n, s.m, 1)
 				got, want := subDense(rng, s.k, s.m, 1), mat.NewDense(s.k, s.m, nil)
 				want.Copy(got)

@@ -75,13 +75,8 @@ func (c *Conv1D) Forward(x *mat.Dense) *mat.Dense {
 	for i := 0; i < n; i++ {
 		copy(yr.Data[i*yr.Stride:i*yr.Stride+c.Out], c.Bias.Value)
 	}
-	weight := c.Weight.Matrix()
-	for t := 0; t < c.Width; t++ {
-		w, lo, hi, off := c.tap(t, n, weight)
-		if lo < hi {
-			mulAddSkip(rowRange(out, lo, hi), rowRange(x, lo+off, hi+off), w)
-		}
-	}
+	// Y_i += X_{i+t-p} W_t for t = 0 .. Width-1 in turn, in one pass a row.
+	convAddSkip(out, x, c.Weight.Matrix(), c.Width)
 	return out
 }
 
