@@ -157,41 +157,24 @@ func mulTransAddSkip(dst, x, p *mat.Dense) {
 	}
 }
 
-// dotSet computes several dot products of one vector in one kernel call.
-// It lives on the stack of the loop that uses it.
-type dotSet struct {
-	n    int
-	idx  [batch]int
-	out  [batch]float64
-	rows [batch][]float64
-}
-
-// add queues the dot product of the vector with row for dst[j], flushing
-// the queue first when it is full.
-func (s *dotSet) add(dst, x []float64, j int, row []float64) {
-	if s.n == batch {
-		s.flush(dst, x)
-	}
-	s.idx[s.n], s.rows[s.n] = j, row
-	s.n++
-}
-
-// flush sets dst[j] for every queued j to the dot product of x with its row.
-func (s *dotSet) flush(dst, x []float64) {
-	if s.n == 0 {
-		return
-	}
-	vec.DotN(s.out[:s.n], x, s.rows[:s.n])
-	for t, j := range s.idx[:s.n] {
-		dst[j] = s.out[t]
-	}
-	s.n = 0
-}
-
 // mulTransB sets dst = p * w^T (dst N x k, p N x m, w k x m). When
 // pattern is not nil (N x k), only the entries where pattern is non-zero
-// are computed and the others are set to zero.
-func mulTransB(dst, p, w, pattern *mat.Dense) {
+// are kept and the others are set to zero.
+func mulTransB(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, pattern, false) }
+
+// mulTransBAdd adds p * w^T to dst (shapes as for mulTransB).
+func mulTransBAdd(dst, p, w *mat.Dense) { mulTransBRows(dst, p, w, nil, true) }
+
+// transRows and transCols are the numbers of rows of p and of w whose
+// dot products mulTransBRows computes in one kernel call: every row of w
+// is read once for transRows rows of p.
+const transRows, transCols = 16, 64
+
+// mulTransBRows is mulTransB, or mulTransBAdd if add is set (pattern is
+// then nil). Every entry is one dot product (dot's order); blocks of
+// transRows x transCols of them are computed at once, including those
+// the pattern then zeroes, which costs less than reading w once a row.
+func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 	d, pr, wr := dst.RawMatrix(), p.RawMatrix(), w.RawMatrix()
 	m, k := pr.Cols, d.Cols
 	var pat []float64
@@ -200,48 +183,58 @@ func mulTransB(dst, p, w, pattern *mat.Dense) {
 		raw := pattern.RawMatrix()
 		pat, patStride = raw.Data, raw.Stride
 	}
-	var s dotSet
-	for i := 0; i < d.Rows; i++ {
-		row := d.Data[i*d.Stride : i*d.Stride+k]
-		src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-		var prow []float64
-		if pat != nil {
-			prow = pat[i*patStride : i*patStride+k]
-		}
-		for j := range row {
-			switch {
-			case prow != nil && prow[j] == 0:
-				row[j] = 0
-			case m < shortLoop:
-				row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-			default:
-				s.add(row, src, j, wr.Data[j*wr.Stride:j*wr.Stride+m])
-			}
-		}
-		s.flush(row, src)
-	}
-}
-
-// addDots adds to d[j] the dot product of g with row j of the len(d) x
-// len(g) matrix stored row after row in w (d[j] += dot(g, w_j)).
-func addDots(d, g, w []float64) {
-	m := len(g)
 	if m < shortLoop {
-		for j := range d {
-			d[j] += dot(g, w[j*m:(j+1)*m])
+		for i := 0; i < d.Rows; i++ {
+			row := d.Data[i*d.Stride : i*d.Stride+k]
+			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
+			for j := range row {
+				switch {
+				case pat != nil && pat[i*patStride+j] == 0:
+					row[j] = 0
+				case add:
+					row[j] += dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				default:
+					row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				}
+			}
 		}
 		return
 	}
-	var s dotSet
-	for j0 := 0; j0 < len(d); j0 += batch {
-		s.n = min(batch, len(d)-j0)
-		for t := range s.n {
-			j := j0 + t
-			s.rows[t] = w[j*m : (j+1)*m]
+	var xs [transRows][]float64
+	var ys [transCols][]float64
+	var out [transRows * transCols]float64
+	for i0 := 0; i0 < d.Rows; i0 += transRows {
+		nx := min(transRows, d.Rows-i0)
+		for a := range nx {
+			xs[a] = pr.Data[(i0+a)*pr.Stride : (i0+a)*pr.Stride+m]
 		}
-		vec.DotN(s.out[:s.n], g, s.rows[:s.n])
-		for t, v := range s.out[:s.n] {
-			d[j0+t] += v
+		for j0 := 0; j0 < k; j0 += transCols {
+			nj := min(transCols, k-j0)
+			for t := range nj {
+				ys[t] = wr.Data[(j0+t)*wr.Stride : (j0+t)*wr.Stride+m]
+			}
+			vec.DotMN(out[:nx*nj], xs[:nx], ys[:nj])
+			for a := range nx {
+				i := i0 + a
+				row := d.Data[i*d.Stride+j0 : i*d.Stride+j0+nj]
+				res := out[a*nj : (a+1)*nj]
+				switch {
+				case add:
+					for t, v := range res {
+						row[t] += v
+					}
+				case pat != nil:
+					prow := pat[i*patStride+j0 : i*patStride+j0+nj]
+					for t, v := range res {
+						if prow[t] == 0 {
+							v = 0
+						}
+						row[t] = v
+					}
+				default:
+					copy(row, res)
+				}
+			}
 		}
 	}
 }

@@ -157,19 +157,15 @@ func TestDenseProducts(t *testing.T) {
 					sameDense(t, fmt.Sprintf("mulTransB pattern=%v %s", pattern != nil, name), got, want)
 				}
 
-				g, wr := p.RawRowView(0), w.RawMatrix()
-				d := subDense(rng, 1, s.k, 1).RawRowView(0)
-				dw := append([]float64(nil), d...)
-				wd := make([]float64, 0, s.k*s.m)
-				for j := range s.k {
-					wd = append(wd, wr.Data[j*wr.Stride:j*wr.Stride+s.m]...)
-				}
-				addDots(d, g, wd)
-				for j := range dw {
-					if dw[j] += refDot(g, wd[j*s.m:(j+1)*s.m]); math.Float64bits(d[j]) != math.Float64bits(dw[j]) {
-						t.Fatalf("addDots %s: entry %d is %v, want %v", name, j, d[j], dw[j])
+				got, want = subDense(rng, s.n, s.k, 1), mat.NewDense(s.n, s.k, nil)
+				want.Copy(got)
+				mulTransBAdd(got, p, w)
+				for i := range s.n {
+					for j := range s.k {
+						want.Set(i, j, want.At(i, j)+refDot(p.RawRowView(i), w.RawRowView(j)))
 					}
 				}
+				sameDense(t, "mulTransBAdd "+name, got, want)
 
 				csr := CSRFromDense(x)
 				got, want = subDense(rng, s.n, s.m, 1), mat.NewDense(s.n, s.m, nil)

@@ -98,15 +98,12 @@ func (c *Conv1D) Backward(dy *mat.Dense, needInput bool) *mat.Dense {
 		return nil
 	}
 	dx := c.dx.zeros(n, c.In)
-	gr, dr := dy.RawMatrix(), dx.RawMatrix()
 	weight := c.Weight.Matrix()
 	for t := 0; t < c.Width; t++ {
 		wt, lo, hi, off := c.tap(t, n, weight)
-		w := wt.RawMatrix().Data
-		for i := lo; i < hi; i++ {
-			g := gr.Data[i*gr.Stride : i*gr.Stride+c.Out]
-			d := dr.Data[(i+off)*dr.Stride : (i+off)*dr.Stride+c.In]
-			addDots(d, g, w)
+		if lo < hi {
+			// dX_{i+off} += dY_i W_t^T, one dot product an entry.
+			mulTransBAdd(rowRange(dx, lo+off, hi+off), rowRange(dy, lo, hi), wt)
 		}
 	}
 	return dx

@@ -134,3 +134,59 @@ reduce:
 done:
 	VZEROUPPER
 	RET
+
+// func dotBlockAVX2(part []float64, xs, ys [][]float64, n int)
+//
+// For every ys[t] and the four xs[a], part[16t+4a : 16t+4a+4] = the four
+// partial sums of DotUnitary's main loop over the first n elements (n a
+// multiple of 4).
+TEXT ·dotBlockAVX2(SB), NOSPLIT, $0-80
+	MOVQ  part_base+0(FP), DI
+	MOVQ  xs_base+24(FP), R8
+	MOVQ  0(R8), R10
+	MOVQ  24(R8), R11
+	MOVQ  48(R8), R12
+	MOVQ  72(R8), R13
+	MOVQ  ys_base+48(FP), R9
+	MOVQ  ys_len+56(FP), R14
+	MOVQ  n+72(FP), CX
+	TESTQ R14, R14
+	JZ    done
+
+yloop:
+	MOVQ   (R9), SI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   AX, AX
+	CMPQ   AX, CX
+	JGE    store
+
+loop:
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (R10)(AX*8), Y4, Y5
+	VMULPD  (R11)(AX*8), Y4, Y6
+	VMULPD  (R12)(AX*8), Y4, Y7
+	VMULPD  (R13)(AX*8), Y4, Y8
+	VADDPD  Y5, Y0, Y0
+	VADDPD  Y6, Y1, Y1
+	VADDPD  Y7, Y2, Y2
+	VADDPD  Y8, Y3, Y3
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JL      loop
+
+store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $128, DI
+	ADDQ    $24, R9
+	DECQ    R14
+	JNZ     yloop
+
+done:
+	VZEROUPPER
+	RET

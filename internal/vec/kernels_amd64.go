@@ -151,3 +151,43 @@ func finiteAVX512(x []float64) bool
 //
 //go:noescape
 func finiteAVX2(x []float64) bool
+
+// dotMN computes the dot products of four xs at a time with up to 16 ys
+// at a time, so that every ys[t] is read once for four xs; see DotMN.
+func dotMN(dst []float64, xs, ys [][]float64) {
+	n := len(xs[0])
+	if level < AVX2 || n < 4 {
+		dotMNGo(dst, xs, ys)
+		return
+	}
+	n4 := n &^ 3
+	var part [16 * 16]float64
+	ny := len(ys)
+	for t0 := 0; t0 < ny; t0 += 16 {
+		yc := ys[t0:min(t0+16, ny)]
+		a := 0
+		for ; a+4 <= len(xs); a += 4 {
+			dotBlockAVX2(part[:], xs[a:a+4], yc, n4)
+			for t, y := range yc {
+				for b, x := range xs[a : a+4] {
+					p := part[16*t+4*b : 16*t+4*b+4]
+					s0 := p[0]
+					for i := n4; i < n; i++ {
+						s0 += float64(x[i] * y[i])
+					}
+					dst[(a+b)*ny+t0+t] = (s0 + p[2]) + (p[1] + p[3])
+				}
+			}
+		}
+		for ; a < len(xs); a++ {
+			dotN(dst[a*ny+t0:a*ny+t0+len(yc)], xs[a], yc)
+		}
+	}
+}
+
+// dotBlockAVX2 sets part[16t+4a : 16t+4a+4] to the partial sums of Dot's
+// main loop over the first n elements (a multiple of 4) of xs[a] and
+// ys[t], for the four xs and every ys[t] (at most 16).
+//
+//go:noescape
+func dotBlockAVX2(part []float64, xs, ys [][]float64, n int)

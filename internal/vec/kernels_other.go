@@ -19,3 +19,5 @@ func mul(dst, x, y []float64, add bool) { mulGo(dst, x, y, add) }
 func mulPruned(dst, x, m []float64, thr float64) { mulPrunedGo(dst, x, m, thr) }
 
 func finite(x []float64) bool { return finiteGo(x) }
+
+func dotMN(dst []float64, xs, ys [][]float64) { dotMNGo(dst, xs, ys) }

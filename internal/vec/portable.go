@@ -90,3 +90,9 @@ func finiteGo(x []float64) bool {
 	s := s0 + s1 + s2 + s3
 	return s == s
 }
+
+func dotMNGo(dst []float64, xs, ys [][]float64) {
+	for a, x := range xs {
+		dotNGo(dst[a*len(ys):(a+1)*len(ys)], x, ys)
+	}
+}

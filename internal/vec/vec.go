@@ -120,6 +120,33 @@ func DotN(dst, x []float64, ys [][]float64) {
 	dotN(dst, x, ys)
 }
 
+// DotMN sets dst[a*len(ys)+t] = Dot(xs[a], ys[t]) for every a and t: the
+// product of the matrices whose rows are xs and ys, the second one
+// transposed. It reads every ys[t] once for several xs, which makes it
+// faster than DotN called for each xs[a] when ys do not fit in cache. It
+// panics unless len(dst) == len(xs)*len(ys) and all vectors have the same
+// length.
+func DotMN(dst []float64, xs, ys [][]float64) {
+	if len(dst) != len(xs)*len(ys) {
+		panic(fmt.Sprintf("vec: DotMN: %d results for %d x %d vectors", len(dst), len(xs), len(ys)))
+	}
+	if len(xs) == 0 || len(ys) == 0 {
+		return
+	}
+	n := len(xs[0])
+	for a, x := range xs {
+		if len(x) != n {
+			panic(fmt.Sprintf("vec: DotMN: x %d has length %d, want %d", a, len(x), n))
+		}
+	}
+	for t, y := range ys {
+		if len(y) != n {
+			panic(fmt.Sprintf("vec: DotMN: y %d has length %d, want %d", t, len(y), n))
+		}
+	}
+	dotMN(dst, xs, ys)
+}
+
 // AdamStep holds the scalars of one Adam step (see Adam).
 type AdamStep struct {
 	Beta1, Beta2 float64

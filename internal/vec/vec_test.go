@@ -194,6 +194,28 @@ func TestDot(t *testing.T) {
 						t.Fatalf("Dot n=%d off=%d vector %d: %v, gonum %v", n, off, i, got, want)
 					}
 				}
+				for _, nx := range []int{0, 1, 4, 7, 9} {
+					xs := make([][]float64, nx)
+					for a := range xs {
+						xs[a], _ = randVec(rng, n, offsets[a%len(offsets)])
+					}
+					for _, ny := range []int{0, 1, 11, 17, 33} {
+						yy := make([][]float64, ny)
+						for t := range yy {
+							yy[t] = ys[t%len(ys)]
+						}
+						dst, backing := randVec(rng, nx*ny, 1)
+						DotMN(dst, xs, yy)
+						checkGuards(t, backing, 1, nx*ny)
+						for a := range nx {
+							for b := range ny {
+								if want := gonumDot(xs[a], yy[b]); math.Float64bits(dst[a*ny+b]) != math.Float64bits(want) {
+									t.Fatalf("DotMN n=%d %dx%d (%d, %d): %v, gonum %v", n, nx, ny, a, b, dst[a*ny+b], want)
+								}
+							}
+						}
+					}
+				}
 				for _, k := range []int{0, 1, 3, 4, 5, 8, 11} {
 					dst, backing := randVec(rng, k, 1)
 					DotN(dst, x, ys[:k])
@@ -257,6 +279,9 @@ func TestPanics(t *testing.T) {
 		"Dot":             func() { Dot(x, x[:1]) },
 		"DotN dst":        func() { DotN(x[:1], x, [][]float64{x, x}) },
 		"DotN len":        func() { DotN(x[:1], x, [][]float64{x[:2]}) },
+		"DotMN dst":       func() { DotMN(x[:1], [][]float64{x}, [][]float64{x, x}) },
+		"DotMN x":         func() { DotMN(x[:2], [][]float64{x, x[:1]}, [][]float64{x}) },
+		"DotMN y":         func() { DotMN(x[:2], [][]float64{x}, [][]float64{x, x[:1]}) },
 		"Adam":            func() { Adam(x, x, x, x[:2], AdamStep{}) },
 		"Mul":             func() { Mul(x, x[:2], x) },
 		"AddMul":          func() { AddMul(x, x, x[:2]) },
