@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedaux/fedaux/internal/cputime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,9 +21,11 @@ func BenchmarkMulSkip(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			x, w := randDense(rng, s.n, s.k, 0.5), randDense(rng, s.k, s.m, 1)
 			dst := mat.NewDense(s.n, s.m, nil)
+			stop := cputime.Start(b)
 			for b.Loop() {
 				mulSkip(dst, x, w)
 			}
+			stop()
 		})
 	}
 }
@@ -33,9 +36,11 @@ func BenchmarkMulTransAddSkip(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			x, p := randDense(rng, s.n, s.k, 0.5), randDense(rng, s.n, s.m, 1)
 			dst := mat.NewDense(s.k, s.m, nil)
+			stop := cputime.Start(b)
 			for b.Loop() {
 				mulTransAddSkip(dst, x, p)
 			}
+			stop()
 		})
 	}
 }
@@ -47,9 +52,11 @@ func BenchmarkMulTransB(b *testing.B) {
 			p, w := randDense(rng, s.n, s.m, 1), randDense(rng, s.k, s.m, 1)
 			pattern := randDense(rng, s.n, s.k, 0.5)
 			dst := mat.NewDense(s.n, s.k, nil)
+			stop := cputime.Start(b)
 			for b.Loop() {
 				mulTransB(dst, p, w, pattern)
 			}
+			stop()
 		})
 	}
 }
@@ -67,9 +74,11 @@ func BenchmarkAdam(b *testing.B) {
 				p.Grad[i] = rng.NormFloat64()
 			}
 			opt := NewAdam([]*Param{p}, 0.01, 1e-6)
+			stop := cputime.Start(b)
 			for b.Loop() {
 				opt.Step()
 			}
+			stop()
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/fedaux/fedaux/internal/cputime"
 	"github.com/fedaux/fedaux/internal/datadir"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -37,11 +38,13 @@ func BenchmarkRound(b *testing.B) {
 			if _, err := e.Step(ctx); err != nil {
 				b.Fatal(err)
 			}
+			stop := cputime.Start(b)
 			for b.Loop() {
 				if _, err := e.Step(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedaux/fedaux/internal/cputime"
 )
 
 // BenchmarkMix times the server's mixing of K clients' shared parameters
@@ -25,9 +27,11 @@ func BenchmarkMix(b *testing.B) {
 				}
 			}
 			var out []*Message
+			stop := cputime.Start(b)
 			for b.Loop() {
 				out = mix(ups, w, 2, out)
 			}
+			stop()
 		})
 	}
 }
