@@ -73,6 +73,16 @@ func (s *rowSum) add(dst []float64, zero bool, a float64, row []float64) bool {
 // flush adds the queued scaled rows to dst in order, first setting dst to
 // zero if zero is set (so that an empty queue with zero set clears dst).
 func (s *rowSum) flush(dst []float64, zero bool) {
+	if len(dst) < shortLoop {
+		if zero {
+			clear(dst)
+		}
+		for t, a := range s.a[:s.n] {
+			axpy(dst, a, s.rows[t])
+		}
+		s.n = 0
+		return
+	}
 	if zero {
 		vec.ScaledSum(dst, s.a[:s.n], s.rows[:s.n])
 	} else if s.n > 0 {
@@ -91,6 +101,20 @@ func mulSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, true) }
 func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
 	m, k := d.Cols, xr.Cols
+	if m < shortLoop {
+		for i := 0; i < d.Rows; i++ {
+			row := d.Data[i*d.Stride : i*d.Stride+m]
+			if zero {
+				clear(row)
+			}
+			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
+				if v != 0 {
+					axpy(row, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				}
+			}
+		}
+		return
+	}
 	var s rowSum
 	for i := 0; i < d.Rows; i++ {
 		row := d.Data[i*d.Stride : i*d.Stride+m]
@@ -142,6 +166,17 @@ const transBlock = 16
 func mulTransAddSkip(dst, x, p *mat.Dense) {
 	d, xr, pr := dst.RawMatrix(), x.RawMatrix(), p.RawMatrix()
 	m, k := d.Cols, xr.Cols
+	if m < shortLoop {
+		for i := 0; i < xr.Rows; i++ {
+			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
+			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
+				if v != 0 {
+					axpy(d.Data[j*d.Stride:j*d.Stride+m], v, src)
+				}
+			}
+		}
+		return
+	}
 	var s rowSum
 	for i0 := 0; i0 < xr.Rows; i0 += transBlock {
 		i1 := min(i0+transBlock, xr.Rows)
@@ -187,13 +222,22 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		for i := 0; i < d.Rows; i++ {
 			row := d.Data[i*d.Stride : i*d.Stride+k]
 			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-			for j := range row {
-				switch {
-				case pat != nil && pat[i*patStride+j] == 0:
-					row[j] = 0
-				case add:
+			switch {
+			case pat != nil:
+				prow := pat[i*patStride : i*patStride+k]
+				for j := range row {
+					if prow[j] != 0 {
+						row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+					} else {
+						row[j] = 0
+					}
+				}
+			case add:
+				for j := range row {
 					row[j] += dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-				default:
+				}
+			default:
+				for j := range row {
 					row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
 				}
 			}
