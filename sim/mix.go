@@ -27,10 +27,6 @@ func mix(ups []*Update, w [][]float64, workers int, reuse []*Message) []*Message
 		for i := range out {
 			out[i] = &Message{Shared: make([]float64, n)}
 		}
-	} else {
-		for _, m := range out {
-			clear(m.Shared)
-		}
 	}
 	chunks := make(chan int)
 	var wg sync.WaitGroup
@@ -45,8 +41,9 @@ func mix(ups []*Update, w [][]float64, workers int, reuse []*Message) []*Message
 					src[l] = ups[l].Shared[lo:hi]
 				}
 				for i := 0; i < k; i++ {
-					// out_i += w_il theta_l for l = 0, 1, ... in turn, in one pass.
-					vec.AddScaledN(out[i].Shared[lo:hi], w[i], src)
+					// out_i = ((0 + w_i0 theta_0) + w_i1 theta_1) + ..., in
+					// one pass, which overwrites what reuse held.
+					vec.ScaledSum(out[i].Shared[lo:hi], w[i], src)
 				}
 			}
 		}()
