@@ -1,6 +1,7 @@
 // Package vec holds the float64 vector kernels of the hot loops of a
 // round: scaled sums (the row loops of the dense products and the
-// server's mixing), dot products and Adam's update.
+// server's mixing), dot products, elementwise products (masked weights),
+// Adam's update and a check for NaN and infinities.
 //
 // On amd64 the kernels are Go assembly written as gonum writes its own
 // (gonum.org/v1/gonum/internal/asm/f64), in an AVX2 and an AVX-512
