@@ -7,8 +7,9 @@
 #
 #	bench/kernels.sh [BASE] > bench/results/kernels-before-after.txt
 #
-# COUNT (default 6) and ROUND_COUNT (default 3) set the repetitions; the
-# round benchmarks need the data ($FEDAUX_DATA or ../shared/data).
+# COUNT (default 6) and ROUND_COUNT (default 3) set the repetitions (0
+# skips those benchmarks); the round benchmarks need the data
+# ($FEDAUX_DATA or ../shared/data). KEEP=DIR keeps the raw outputs there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-c5d5e52}
@@ -23,6 +24,10 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+  mkdir -p "$KEEP"
+  trap 'cp "$work"/before.txt "$work"/after.txt "$KEEP"/ 2>/dev/null; rm -rf "$work"' EXIT
+fi
 
 # The base tree, with today's benchmark files (they only call functions the
 # base already has) so that both sides run the same benchmarks.
@@ -49,6 +54,7 @@ run gnn 'MulSkip|MulTransAddSkip|MulTransB|Adam|Conv1D|ModelEpoch$' 10x "$count"
 run sim 'Mix' 10x "$count"
 run presets 'Round' 2x "$rcount"
 
+touch "$work/before.txt" "$work/after.txt"
 echo "# bench/kernels.sh $base (count $count, rounds $rcount) on $(date -u +%F), $(git rev-parse --short HEAD)"
 echo "# before: $base with the same benchmark files; after: the working tree."
 echo "# cpu-sec/op is the process's CPU time per op, steadier than sec/op on a shared machine."
