@@ -3,6 +3,8 @@ package gnn
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedaux/fedaux/internal/vec"
 )
 
 // Adam is the Adam optimiser with coupled L2 weight decay, as torch.optim.Adam:
@@ -48,16 +50,15 @@ func (a *Adam) Step() {
 	b1, b2, wd, eps := a.Beta1, a.Beta2, a.WeightDecay, a.Eps
 	stepSize := a.LR / (1 - math.Pow(b1, t))
 	invBC2 := 1 / math.Sqrt(1-math.Pow(b2, t))
+	s := vec.AdamStep{Beta1: b1, Beta2: b2, WeightDecay: wd, StepSize: stepSize, InvBC2: invBC2, Eps: eps}
 	for k, p := range a.params {
-		th, gr := p.Value, p.Grad[:len(p.Value)]
-		m, v := a.m[k][:len(th)], a.v[k][:len(th)]
-		for i, x := range th {
-			g := gr[i] + wd*x
-			mi := b1*m[i] + (1-b1)*g
-			vi := b2*v[i] + (1-b2)*g*g
-			m[i], v[i] = mi, vi
-			th[i] = x - stepSize*mi/(math.Sqrt(vi)*invBC2+eps)
-		}
+		// For every i, with the rounding of these expressions:
+		//	g := gr[i] + wd*x
+		//	m[i] = b1*m[i] + (1-b1)*g
+		//	v[i] = b2*v[i] + (1-b2)*g*g
+		//	th[i] = x - stepSize*m[i]/(math.Sqrt(v[i])*invBC2+eps)
+		th := p.Value
+		vec.Adam(th, p.Grad[:len(th)], a.m[k][:len(th)], a.v[k][:len(th)], s)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedaux/fedaux/internal/cputime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -50,6 +51,7 @@ func benchModel(b *testing.B, cfg Config, eval bool) {
 	opt := NewAdam(m.Params(), 0.01, 1e-6)
 	dlogits := mat.NewDense(250, 7, nil)
 	b.ReportAllocs()
+	stop := cputime.Start(b)
 	for b.Loop() {
 		logits, err := m.Forward(c.in, true, rng)
 		if err != nil {
@@ -65,6 +67,7 @@ func benchModel(b *testing.B, cfg Config, eval bool) {
 			}
 		}
 	}
+	stop()
 }
 
 // BenchmarkModelEpoch is one local epoch of a Cora-10 FedAux client:

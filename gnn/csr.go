@@ -85,13 +85,15 @@ func CSRFromDense(m mat.Matrix) *CSR {
 func (c *CSR) mulDense(dst, b *mat.Dense) {
 	d, br := dst.RawMatrix(), b.RawMatrix()
 	m := d.Cols
+	var s rowSum
 	for i := 0; i < c.Rows; i++ {
 		row := d.Data[i*d.Stride : i*d.Stride+m]
-		clear(row)
+		zero := true
 		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
 			j := c.Indices[k]
-			axpy(row, c.Values[k], br.Data[j*br.Stride:j*br.Stride+m])
+			zero = s.add(row, zero, c.Values[k], br.Data[j*br.Stride:j*br.Stride+m])
 		}
+		s.flush(row, zero)
 	}
 }
 

@@ -1,7 +1,7 @@
 package gnn
 
 import (
-	"gonum.org/v1/gonum/floats"
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -9,17 +9,25 @@ import (
 // inputs of the second GCN layer and of the classifier come out of ReLU
 // and dropout, so 50 to 75 % of their entries are zero, and skipping
 // them beats gonum's dense GEMM several times over at these shapes
-// (N = 250, d = 256: 1.3 ms against 5.9 ms for X W on 2 cores). They use
-// gonum's assembly kernels for the long inner loops.
+// (N = 250, d = 256: 1.3 ms against 5.9 ms for X W on 2 cores). Their
+// inner loops are the SIMD kernels of internal/vec: a row of the result
+// is summed from up to batch scaled rows in one pass, which reads and
+// writes it once, with the rounding and the order of one axpy after
+// another, so the results are those of the plain loops to the last bit.
 
 // shortLoop is the vector length below which a plain Go loop beats the
-// call into gonum's assembly kernels.
+// call into the assembly kernels. dot sums in sequence below it and in
+// the order of vec.Dot (gonum's DotUnitary) from it on.
 const shortLoop = 16
+
+// batch is the number of scaled rows (or dot products) one kernel call
+// takes.
+const batch = 64
 
 // axpy adds a*x to dst.
 func axpy(dst []float64, a float64, x []float64) {
 	if len(x) >= shortLoop {
-		floats.AddScaled(dst, a, x)
+		vec.AddScaled(dst, a, x)
 		return
 	}
 	x = x[:len(dst)]
@@ -31,7 +39,7 @@ func axpy(dst []float64, a float64, x []float64) {
 // dot returns the inner product of a and b.
 func dot(a, b []float64) float64 {
 	if len(a) >= shortLoop {
-		return floats.Dot(a, b)
+		return vec.Dot(a, b)
 	}
 	b = b[:len(a)]
 	var s float64
@@ -41,51 +49,167 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
+// rowSum gathers scaled rows to add to one destination row. It lives on
+// the stack of the loop that uses it.
+type rowSum struct {
+	n    int
+	a    [batch]float64
+	rows [batch][]float64
+}
+
+// add queues a*row for dst, flushing the queue first when it is full;
+// zero says whether dst is still to be cleared, and add returns whether
+// it still is.
+func (s *rowSum) add(dst []float64, zero bool, a float64, row []float64) bool {
+	if s.n == batch {
+		s.flush(dst, zero)
+		zero = false
+	}
+	s.a[s.n], s.rows[s.n] = a, row
+	s.n++
+	return zero
+}
+
+// flush adds the queued scaled rows to dst in order, first setting dst to
+// zero if zero is set (so that an empty queue with zero set clears dst).
+func (s *rowSum) flush(dst []float64, zero bool) {
+	if len(dst) < shortLoop {
+		if zero {
+			clear(dst)
+		}
+		for t, a := range s.a[:s.n] {
+			axpy(dst, a, s.rows[t])
+		}
+		s.n = 0
+		return
+	}
+	if zero {
+		vec.ScaledSum(dst, s.a[:s.n], s.rows[:s.n])
+	} else if s.n > 0 {
+		vec.AddScaledN(dst, s.a[:s.n], s.rows[:s.n])
+	}
+	s.n = 0
+}
+
 // mulSkip sets dst = x * w (dst N x m, x N x k, w k x m), skipping the
 // zero entries of x.
 func mulSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, true) }
 
-// mulAddSkip adds x * w to dst (shapes as for mulSkip), skipping the zero
-// entries of x.
-func mulAddSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, false) }
-
-// mulSkipRows is mulSkip if zero is set and mulAddSkip if not; each row of
-// dst is cleared just before it is accumulated.
+// mulSkipRows is mulSkip if zero is set, and adds x * w to dst if not:
+// row i of dst is (cleared and then) summed from the rows of w that the
+// non-zero entries of row i of x select, in column order.
 func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
 	m, k := d.Cols, xr.Cols
-	for i := 0; i < d.Rows; i++ {
-		row := d.Data[i*d.Stride : i*d.Stride+m]
-		if zero {
-			clear(row)
-		}
-		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
-			if v != 0 {
-				axpy(row, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
+	if m < shortLoop {
+		for i := 0; i < d.Rows; i++ {
+			row := d.Data[i*d.Stride : i*d.Stride+m]
+			if zero {
+				clear(row)
+			}
+			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
+				if v != 0 {
+					axpy(row, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				}
 			}
 		}
+		return
+	}
+	var s rowSum
+	for i := 0; i < d.Rows; i++ {
+		row := d.Data[i*d.Stride : i*d.Stride+m]
+		zero := zero
+		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
+			if v != 0 {
+				zero = s.add(row, zero, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
+			}
+		}
+		s.flush(row, zero)
 	}
 }
 
+// convAddSkip adds to each row i of dst (N x m) the sum over the taps t
+// = 0 .. width-1 of x_{i+t-p} W_t, p = (width-1)/2, where x is N x k,
+// rows of x outside 0 .. N-1 are zero, and w stacks the k x m matrices
+// W_t tap by tap (width*k x m). The zero entries of x are skipped. Row i
+// receives its terms in the order of t and then of the column of x, as
+// from mulSkipRows (adding) called for each tap in turn, but is read and
+// written once.
+func convAddSkip(dst, x, w *mat.Dense, width int) {
+	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
+	n, k, m := xr.Rows, xr.Cols, d.Cols
+	p := (width - 1) / 2
+	var s rowSum
+	for i := 0; i < n; i++ {
+		row := d.Data[i*d.Stride : i*d.Stride+m]
+		for t := max(0, p-i); t < min(width, n-i+p); t++ {
+			r := i + t - p
+			for j, v := range xr.Data[r*xr.Stride : r*xr.Stride+k] {
+				if v != 0 {
+					q := t*k + j
+					s.add(row, false, v, wr.Data[q*wr.Stride:q*wr.Stride+m])
+				}
+			}
+		}
+		s.flush(row, false)
+	}
+}
+
+// transBlock is the number of rows of x and p that mulTransAddSkip takes
+// at a time; their rows of p stay in cache while it walks dst.
+const transBlock = 16
+
 // mulTransAddSkip adds x^T * p to dst (dst k x m, x N x k, p N x m),
-// skipping the zero entries of x.
+// skipping the zero entries of x. Row j of dst receives x_ij p_i in the
+// order of i, as from a loop over the rows of x; it is read and written
+// once for every transBlock rows.
 func mulTransAddSkip(dst, x, p *mat.Dense) {
 	d, xr, pr := dst.RawMatrix(), x.RawMatrix(), p.RawMatrix()
 	m, k := d.Cols, xr.Cols
-	for i := 0; i < xr.Rows; i++ {
-		src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
-			if v != 0 {
-				axpy(d.Data[j*d.Stride:j*d.Stride+m], v, src)
+	if m < shortLoop {
+		for i := 0; i < xr.Rows; i++ {
+			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
+			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
+				if v != 0 {
+					axpy(d.Data[j*d.Stride:j*d.Stride+m], v, src)
+				}
 			}
+		}
+		return
+	}
+	var s rowSum
+	for i0 := 0; i0 < xr.Rows; i0 += transBlock {
+		i1 := min(i0+transBlock, xr.Rows)
+		for j := 0; j < k; j++ {
+			row := d.Data[j*d.Stride : j*d.Stride+m]
+			for i := i0; i < i1; i++ {
+				if v := xr.Data[i*xr.Stride+j]; v != 0 {
+					s.add(row, false, v, pr.Data[i*pr.Stride:i*pr.Stride+m])
+				}
+			}
+			s.flush(row, false)
 		}
 	}
 }
 
 // mulTransB sets dst = p * w^T (dst N x k, p N x m, w k x m). When
 // pattern is not nil (N x k), only the entries where pattern is non-zero
-// are computed and the others are set to zero.
-func mulTransB(dst, p, w, pattern *mat.Dense) {
+// are kept and the others are set to zero.
+func mulTransB(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, pattern, false) }
+
+// mulTransBAdd adds p * w^T to dst (shapes as for mulTransB).
+func mulTransBAdd(dst, p, w *mat.Dense) { mulTransBRows(dst, p, w, nil, true) }
+
+// transRows and transCols are the numbers of rows of p and of w whose
+// dot products mulTransBRows computes in one kernel call: every row of w
+// is read once for transRows rows of p.
+const transRows, transCols = 16, 64
+
+// mulTransBRows is mulTransB, or mulTransBAdd if add is set (pattern is
+// then nil). Every entry is one dot product (dot's order); blocks of
+// transRows x transCols of them are computed at once, including those
+// the pattern then zeroes, which costs less than reading w once a row.
+func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 	d, pr, wr := dst.RawMatrix(), p.RawMatrix(), w.RawMatrix()
 	m, k := pr.Cols, d.Cols
 	var pat []float64
@@ -94,21 +218,66 @@ func mulTransB(dst, p, w, pattern *mat.Dense) {
 		raw := pattern.RawMatrix()
 		pat, patStride = raw.Data, raw.Stride
 	}
-	for i := 0; i < d.Rows; i++ {
-		row := d.Data[i*d.Stride : i*d.Stride+k]
-		src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-		if pat == nil {
-			for j := range row {
-				row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+	if m < shortLoop {
+		for i := 0; i < d.Rows; i++ {
+			row := d.Data[i*d.Stride : i*d.Stride+k]
+			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
+			switch {
+			case pat != nil:
+				prow := pat[i*patStride : i*patStride+k]
+				for j := range row {
+					if prow[j] != 0 {
+						row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+					} else {
+						row[j] = 0
+					}
+				}
+			case add:
+				for j := range row {
+					row[j] += dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				}
+			default:
+				for j := range row {
+					row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
+				}
 			}
-			continue
 		}
-		prow := pat[i*patStride : i*patStride+k]
-		for j := range row {
-			if prow[j] != 0 {
-				row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-			} else {
-				row[j] = 0
+		return
+	}
+	var xs [transRows][]float64
+	var ys [transCols][]float64
+	var out [transRows * transCols]float64
+	for i0 := 0; i0 < d.Rows; i0 += transRows {
+		nx := min(transRows, d.Rows-i0)
+		for a := range nx {
+			xs[a] = pr.Data[(i0+a)*pr.Stride : (i0+a)*pr.Stride+m]
+		}
+		for j0 := 0; j0 < k; j0 += transCols {
+			nj := min(transCols, k-j0)
+			for t := range nj {
+				ys[t] = wr.Data[(j0+t)*wr.Stride : (j0+t)*wr.Stride+m]
+			}
+			vec.DotMN(out[:nx*nj], xs[:nx], ys[:nj])
+			for a := range nx {
+				i := i0 + a
+				row := d.Data[i*d.Stride+j0 : i*d.Stride+j0+nj]
+				res := out[a*nj : (a+1)*nj]
+				switch {
+				case add:
+					for t, v := range res {
+						row[t] += v
+					}
+				case pat != nil:
+					prow := pat[i*patStride+j0 : i*patStride+j0+nj]
+					for t, v := range res {
+						if prow[t] == 0 {
+							v = 0
+						}
+						row[t] = v
+					}
+				default:
+					copy(row, res)
+				}
 			}
 		}
 	}

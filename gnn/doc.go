@@ -4,5 +4,6 @@
 // cross-entropy and Adam. Every backward pass is checked against finite
 // differences in its tests.
 //
-// It imports no other package of the project.
+// It imports no other package of the project but internal/vec, the SIMD
+// kernels of its inner loops.
 package gnn

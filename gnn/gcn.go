@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -138,17 +139,10 @@ func maskedRow(dst, w, m []float64, pruned bool) {
 	m = m[:len(dst)]
 	w = w[:len(dst)]
 	if !pruned {
-		for i, mi := range m {
-			dst[i] = w[i] * mi
-		}
+		vec.Mul(dst, w, m) // dst[i] = w[i] * m[i]
 		return
 	}
-	for i, mi := range m {
-		if math.Abs(mi) < MaskThreshold {
-			mi = 0
-		}
-		dst[i] = w[i] * mi
-	}
+	vec.MulPruned(dst, w, m, MaskThreshold)
 }
 
 // maskGradRow adds the gradients of the effective weight d = dL/d(W.M)
@@ -159,10 +153,8 @@ func maskGradRow(gw, gm, d, w, m []float64, pruned bool) {
 	w = w[:len(d)]
 	m = m[:len(d)]
 	if !pruned {
-		for i, di := range d {
-			gw[i] += di * m[i]
-			gm[i] += di * w[i]
-		}
+		vec.AddMul(gw, d, m) // gw[i] += d[i] * m[i]
+		vec.AddMul(gm, d, w) // gm[i] += d[i] * w[i]
 		return
 	}
 	for i, di := range d {
@@ -216,12 +208,14 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 func (l *GCN) sparseBackward(dxw *mat.Dense) {
 	raw := dxw.RawMatrix()
 	c := l.Out
+	var s rowSum
 	for _, r := range l.xt.nonEmpty {
-		clear(l.row)
+		zero := true
 		for k := l.xt.ptr[r]; k < l.xt.ptr[r+1]; k++ {
 			i := l.xt.idx[k]
-			axpy(l.row, l.xt.val[k], raw.Data[i*raw.Stride:i*raw.Stride+c])
+			zero = s.add(l.row, zero, l.xt.val[k], raw.Data[i*raw.Stride:i*raw.Stride+c])
 		}
+		s.flush(l.row, zero)
 		lo, hi := r*c, (r+1)*c
 		if l.Mask == nil {
 			axpy(l.Weight.Grad[lo:hi], 1, l.row)

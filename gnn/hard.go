@@ -75,13 +75,8 @@ func (c *Conv1D) Forward(x *mat.Dense) *mat.Dense {
 	for i := 0; i < n; i++ {
 		copy(yr.Data[i*yr.Stride:i*yr.Stride+c.Out], c.Bias.Value)
 	}
-	weight := c.Weight.Matrix()
-	for t := 0; t < c.Width; t++ {
-		w, lo, hi, off := c.tap(t, n, weight)
-		if lo < hi {
-			mulAddSkip(rowRange(out, lo, hi), rowRange(x, lo+off, hi+off), w)
-		}
-	}
+	// Y_i += X_{i+t-p} W_t for t = 0 .. Width-1 in turn, in one pass a row.
+	convAddSkip(out, x, c.Weight.Matrix(), c.Width)
 	return out
 }
 
@@ -103,17 +98,12 @@ func (c *Conv1D) Backward(dy *mat.Dense, needInput bool) *mat.Dense {
 		return nil
 	}
 	dx := c.dx.zeros(n, c.In)
-	gr, dr := dy.RawMatrix(), dx.RawMatrix()
 	weight := c.Weight.Matrix()
 	for t := 0; t < c.Width; t++ {
 		wt, lo, hi, off := c.tap(t, n, weight)
-		w := wt.RawMatrix().Data
-		for i := lo; i < hi; i++ {
-			g := gr.Data[i*gr.Stride : i*gr.Stride+c.Out]
-			d := dr.Data[(i+off)*dr.Stride : (i+off)*dr.Stride+c.In]
-			for j := range d {
-				d[j] += dot(g, w[j*c.Out:(j+1)*c.Out])
-			}
+		if lo < hi {
+			// dX_{i+off} += dY_i W_t^T, one dot product an entry.
+			mulTransBAdd(rowRange(dx, lo+off, hi+off), rowRange(dy, lo, hi), wt)
 		}
 	}
 	return dx

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/internal/cputime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -250,8 +251,10 @@ func BenchmarkConv1D(b *testing.B) {
 	c := NewConv1D("c", d, d, HardWidth, rng)
 	x := randDense(rng, n, d, 0.5)
 	g := randDense(rng, n, d, 1)
+	stop := cputime.Start(b)
 	for b.Loop() {
 		c.Forward(x)
 		c.Backward(g, true)
 	}
+	stop()
 }

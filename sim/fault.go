@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/internal/vec"
 )
 
 // ErrUnavailable marks a client that could not take part in a round (it
@@ -253,6 +254,9 @@ func (c *Client) checkEpoch(round, epoch int, loss float64) error {
 		return bad("training loss", loss)
 	}
 	for _, p := range params {
+		if vec.AllFinite(p.Grad[:len(p.Value)]) {
+			continue
+		}
 		for i, g := range p.Grad[:len(p.Value)] {
 			if math.IsNaN(g) || math.IsInf(g, 0) {
 				return bad(fmt.Sprintf("gradient of %s entry %d", p.Name, i), g)

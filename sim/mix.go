@@ -3,7 +3,7 @@ package sim
 import (
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/fedaux/fedaux/internal/vec"
 )
 
 // mixChunk is the number of parameter entries mixed at a time: small
@@ -32,14 +32,15 @@ func mix(ups []*Update, w [][]float64, workers int) []*Message {
 			buf := getAcc(k * mixChunk)
 			defer accPool.Put(buf)
 			acc := *buf // the chunk's mixed values, client by client
+			src := make([][]float64, k)
 			for lo := range chunks {
 				hi := min(lo+mixChunk, n)
-				clear(acc)
+				for l := range src {
+					src[l] = ups[l].Shared[lo:hi]
+				}
 				for i := 0; i < k; i++ {
-					dst := acc[i*mixChunk : i*mixChunk+hi-lo]
-					for l := 0; l < k; l++ {
-						floats.AddScaled(dst, w[i][l], ups[l].Shared[lo:hi])
-					}
+					// acc_i = ((0 + w_i0 theta_0) + w_i1 theta_1) + ..., in one pass.
+					vec.ScaledSum(acc[i*mixChunk:i*mixChunk+hi-lo], w[i], src)
 				}
 				for i := 0; i < k; i++ {
 					copy(ups[i].Shared[lo:hi], acc[i*mixChunk:])

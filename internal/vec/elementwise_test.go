@@ -1,0 +1,90 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestMul(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		const thr = 1e-2
+		for _, n := range lengths {
+			for _, off := range offsets {
+				name := fmt.Sprintf("n=%d off=%d", n, off)
+				x, _ := randVec(rng, n, 3-off)
+				y, _ := randVec(rng, n, 1)
+				for i := range y {
+					switch rng.IntN(12) {
+					case 0:
+						y[i] = math.NaN()
+					case 1:
+						y[i] = math.Inf(1 - 2*rng.IntN(2))
+					case 2:
+						y[i] = thr * float64(1-2*rng.IntN(2)) // on the threshold: kept
+					case 3:
+						y[i] = math.Nextafter(thr, 0) // just below: pruned
+					}
+				}
+				dst, backing := randVec(rng, n, off)
+				start := append([]float64(nil), dst...)
+
+				want := make([]float64, n)
+				for i := range want {
+					want[i] = x[i] * y[i]
+				}
+				Mul(dst, x, y)
+				sameBits(t, "Mul "+name, dst, want)
+				checkGuards(t, backing, off, n)
+
+				copy(dst, start)
+				for i := range want {
+					want[i] = start[i] + float64(x[i]*y[i])
+				}
+				AddMul(dst, x, y)
+				sameBits(t, "AddMul "+name, dst, want)
+				checkGuards(t, backing, off, n)
+
+				for i, mi := range y {
+					if math.Abs(mi) < thr {
+						mi = 0
+					}
+					want[i] = x[i] * mi
+				}
+				MulPruned(dst, x, y, thr)
+				sameBits(t, "MulPruned "+name, dst, want)
+				checkGuards(t, backing, off, n)
+			}
+		}
+	})
+}
+
+func TestAllFinite(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		for _, n := range lengths {
+			for _, off := range offsets {
+				x, backing := randVec(rng, n, off)
+				if !AllFinite(x) {
+					t.Fatalf("n=%d off=%d: finite vector reported non-finite", n, off)
+				}
+				for i := range x {
+					for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+						v := x[i]
+						x[i] = bad
+						if AllFinite(x) {
+							t.Fatalf("n=%d off=%d: %v at %d not found", n, off, bad, i)
+						}
+						x[i] = v
+					}
+				}
+				// The NaN sentinels around the slice are not read.
+				if !AllFinite(x) || !math.IsNaN(backing[len(backing)-1]) {
+					t.Fatalf("n=%d off=%d: read outside the slice", n, off)
+				}
+			}
+		}
+	})
+}

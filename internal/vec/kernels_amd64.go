@@ -1,0 +1,193 @@
+//go:build amd64 && !purego
+
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// detect returns the best level of this CPU. cpu.X86 reports AVX2 and
+// AVX-512 only when the operating system saves their registers.
+func detect() Level {
+	switch {
+	case cpu.X86.HasAVX512F:
+		return AVX512
+	case cpu.X86.HasAVX2:
+		return AVX2
+	}
+	return Portable
+}
+
+func addScaledN(dst, a []float64, xs [][]float64, zero bool) {
+	switch level {
+	case AVX512:
+		addScaledNAVX512(dst, a, xs, zero)
+	case AVX2:
+		addScaledNAVX2(dst, a, xs, zero)
+	default:
+		addScaledNGo(dst, a, xs, zero)
+	}
+}
+
+// dot and dotN use AVX2 at the AVX-512 level too: the order of
+// DotUnitary fixes four partial sums, which fill a 256-bit register.
+func dot(x, y []float64) float64 {
+	if level >= AVX2 {
+		return dotAVX2(x, y)
+	}
+	return dotGo(x, y)
+}
+
+func dotN(dst, x []float64, ys [][]float64) {
+	if level < AVX2 {
+		dotNGo(dst, x, ys)
+		return
+	}
+	n := len(ys) &^ 3
+	dotNAVX2(dst[:n], x, ys[:n])
+	for t := n; t < len(ys); t++ {
+		dst[t] = dotAVX2(x, ys[t])
+	}
+}
+
+func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64) {
+	switch level {
+	case AVX512:
+		adamAVX512(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+	case AVX2:
+		adamAVX2(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+	default:
+		adamGo(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+	}
+}
+
+// addScaledNAVX512 is addScaledNGo with len(xs) >= 1 and every xs[t]
+// at least as long as dst.
+//
+//go:noescape
+func addScaledNAVX512(dst, a []float64, xs [][]float64, zero bool)
+
+// addScaledNAVX2 is addScaledNAVX512 on AVX2.
+//
+//go:noescape
+func addScaledNAVX2(dst, a []float64, xs [][]float64, zero bool)
+
+// dotAVX2 is dotGo; len(y) >= len(x).
+//
+//go:noescape
+func dotAVX2(x, y []float64) (sum float64)
+
+// dotNAVX2 is dotNGo for len(ys) a multiple of 4.
+//
+//go:noescape
+func dotNAVX2(dst, x []float64, ys [][]float64)
+
+// adamAVX512 is adamGo with slices of equal length.
+//
+//go:noescape
+func adamAVX512(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64)
+
+// adamAVX2 is adamAVX512 on AVX2.
+//
+//go:noescape
+func adamAVX2(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64)
+
+func mul(dst, x, y []float64, add bool) {
+	switch level {
+	case AVX512:
+		mulAVX512(dst, x, y, add)
+	case AVX2:
+		mulAVX2(dst, x, y, add)
+	default:
+		mulGo(dst, x, y, add)
+	}
+}
+
+func mulPruned(dst, x, m []float64, thr float64) {
+	switch level {
+	case AVX512:
+		mulPrunedAVX512(dst, x, m, thr)
+	case AVX2:
+		mulPrunedAVX2(dst, x, m, thr)
+	default:
+		mulPrunedGo(dst, x, m, thr)
+	}
+}
+
+func finite(x []float64) bool {
+	switch level {
+	case AVX512:
+		return finiteAVX512(x)
+	case AVX2:
+		return finiteAVX2(x)
+	}
+	return finiteGo(x)
+}
+
+// mulAVX512 is mulGo with x and y at least as long as dst.
+//
+//go:noescape
+func mulAVX512(dst, x, y []float64, add bool)
+
+// mulAVX2 is mulAVX512 on AVX2.
+//
+//go:noescape
+func mulAVX2(dst, x, y []float64, add bool)
+
+// mulPrunedAVX512 is mulPrunedGo with x and m at least as long as dst.
+//
+//go:noescape
+func mulPrunedAVX512(dst, x, m []float64, thr float64)
+
+// mulPrunedAVX2 is mulPrunedAVX512 on AVX2.
+//
+//go:noescape
+func mulPrunedAVX2(dst, x, m []float64, thr float64)
+
+// finiteAVX512 is finiteGo.
+//
+//go:noescape
+func finiteAVX512(x []float64) bool
+
+// finiteAVX2 is finiteGo.
+//
+//go:noescape
+func finiteAVX2(x []float64) bool
+
+// dotMN computes the dot products of four xs at a time with up to 16 ys
+// at a time, so that every ys[t] is read once for four xs; see DotMN.
+func dotMN(dst []float64, xs, ys [][]float64) {
+	n := len(xs[0])
+	if level < AVX2 || n < 4 {
+		dotMNGo(dst, xs, ys)
+		return
+	}
+	n4 := n &^ 3
+	var part [16 * 16]float64
+	ny := len(ys)
+	for t0 := 0; t0 < ny; t0 += 16 {
+		yc := ys[t0:min(t0+16, ny)]
+		a := 0
+		for ; a+4 <= len(xs); a += 4 {
+			dotBlockAVX2(part[:], xs[a:a+4], yc, n4)
+			for t, y := range yc {
+				for b, x := range xs[a : a+4] {
+					p := part[16*t+4*b : 16*t+4*b+4]
+					s0 := p[0]
+					for i := n4; i < n; i++ {
+						s0 += float64(x[i] * y[i])
+					}
+					dst[(a+b)*ny+t0+t] = (s0 + p[2]) + (p[1] + p[3])
+				}
+			}
+		}
+		for ; a < len(xs); a++ {
+			dotN(dst[a*ny+t0:a*ny+t0+len(yc)], xs[a], yc)
+		}
+	}
+}
+
+// dotBlockAVX2 sets part[16t+4a : 16t+4a+4] to the partial sums of Dot's
+// main loop over the first n elements (a multiple of 4) of xs[a] and
+// ys[t], for the four xs and every ys[t] (at most 16).
+//
+//go:noescape
+func dotBlockAVX2(part []float64, xs, ys [][]float64, n int)

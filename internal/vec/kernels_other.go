@@ -1,0 +1,23 @@
+//go:build !amd64 || purego
+
+package vec
+
+func detect() Level { return Portable }
+
+func addScaledN(dst, a []float64, xs [][]float64, zero bool) { addScaledNGo(dst, a, xs, zero) }
+
+func dot(x, y []float64) float64 { return dotGo(x, y) }
+
+func dotN(dst, x []float64, ys [][]float64) { dotNGo(dst, x, ys) }
+
+func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64) {
+	adamGo(theta, grad, m, v, b1, c1, b2, c2, wd, step, invBC2, eps)
+}
+
+func mul(dst, x, y []float64, add bool) { mulGo(dst, x, y, add) }
+
+func mulPruned(dst, x, m []float64, thr float64) { mulPrunedGo(dst, x, m, thr) }
+
+func finite(x []float64) bool { return finiteGo(x) }
+
+func dotMN(dst []float64, xs, ys [][]float64) { dotMNGo(dst, xs, ys) }

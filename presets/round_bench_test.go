@@ -1,0 +1,50 @@
+package presets
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fedaux/fedaux/internal/cputime"
+	"github.com/fedaux/fedaux/internal/datadir"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// BenchmarkRound times one communication round (local training of every
+// client, mixing and evaluation) of a preset on the real data, seed 42,
+// after one warm-up round. It needs the data directory ($FEDAUX_DATA or
+// ../shared/data) and is skipped without it.
+func BenchmarkRound(b *testing.B) {
+	for _, c := range []struct {
+		preset string
+		algo   sim.Algorithm
+	}{
+		{"cora-10-ref", sim.FedAux},
+		{"computer-10", sim.FedAux},
+		{"computer-10", sim.FedAuxHard},
+	} {
+		b.Run(c.preset+"/"+string(c.algo), func(b *testing.B) {
+			dir := datadir.Dir(b)
+			p, err := Get(c.preset)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := p.Config()
+			cfg.Algo, cfg.Seed, cfg.Rounds = c.algo, 42, 1<<30
+			e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, err := e.Step(ctx); err != nil {
+				b.Fatal(err)
+			}
+			stop := cputime.Start(b)
+			for b.Loop() {
+				if _, err := e.Step(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stop()
+		})
+	}
+}
