@@ -18,7 +18,8 @@ if ! /usr/bin/python3 -c 'import torch, scipy' 2>/dev/null || ! command -v gpmet
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq && $SUDO apt-get install -y -qq python3-torch python3-scipy metis time >/dev/null
 fi
-go build -o "$out/fedaux" .
+bin=$(mktemp -d)/fedaux
+go build -o "$bin" .
 
 # measure NAME CMD...: run CMD under /usr/bin/time -v, keep its output, print
 # "NAME wall_s peak_mib".
@@ -31,10 +32,10 @@ measure() {
 }
 
 : >"$out/summary.txt"
-measure fedaux-cora10 "$out/fedaux" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -json
+measure fedaux-cora10 "$bin" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -json
 measure torch-cora10 /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data cora --clients 10 \
 	--partition fixture --rounds 100 --algo fedaux --seed 0 --threads 2 --quiet
-measure fedaux-computer10 "$out/fedaux" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -json
+measure fedaux-computer10 "$bin" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -json
 measure torch-computer10 /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data computers --clients 10 \
 	--partition metis --rounds 20 --epochs 2 --algo fedaux --seed 0 --threads 2 --quiet
 
