@@ -113,18 +113,8 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 		epochs: cfg.Epochs,
 		side:   clientSide(st),
 	}
-	for i, r := range c.Roles {
-		switch r {
-		case graphio.Train:
-			cl.train = append(cl.train, i)
-		case graphio.Val:
-			cl.val = append(cl.val, i)
-		case graphio.Test:
-			cl.test = append(cl.test, i)
-		}
-	}
-	if len(cl.train) == 0 {
-		return nil, fmt.Errorf("client %d has no training node", c.ID)
+	if cl.train, cl.val, cl.test, err = splitRoles(c); err != nil {
+		return nil, err
 	}
 	if cl.side.Expansion {
 		cl.cut = signCut(c, cfg.Seed)
@@ -261,4 +251,23 @@ func (c *Client) load(v []float64) {
 	for _, p := range c.shared {
 		off += copy(p.Value, v[off:off+len(p.Value)])
 	}
+}
+
+// splitRoles returns the local indices of a client's training, validation
+// and test nodes; a client without a training node is an error.
+func splitRoles(c *graphio.Client) (train, val, test []int, err error) {
+	for i, r := range c.Roles {
+		switch r {
+		case graphio.Train:
+			train = append(train, i)
+		case graphio.Val:
+			val = append(val, i)
+		case graphio.Test:
+			test = append(test, i)
+		}
+	}
+	if len(train) == 0 {
+		return nil, nil, nil, fmt.Errorf("client %d has no training node", c.ID)
+	}
+	return train, val, test, nil
 }

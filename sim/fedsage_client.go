@@ -113,18 +113,8 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 		labels: g.Labels, edges: adj.NNZ() > 0,
 		rng: rand.New(src), pcg: src,
 	}
-	for i, r := range c.Roles {
-		switch r {
-		case graphio.Train:
-			sc.train = append(sc.train, i)
-		case graphio.Val:
-			sc.val = append(sc.val, i)
-		case graphio.Test:
-			sc.test = append(sc.test, i)
-		}
-	}
-	if len(sc.train) == 0 {
-		return nil, fmt.Errorf("client %d has no training node", c.ID)
+	if sc.train, sc.val, sc.test, err = splitRoles(c); err != nil {
+		return nil, err
 	}
 	init := stream(cfg.Seed, "init", 0)
 	sc.cls = gnn.NewSAGENet("cls", data.NumFeatures, cfg.Hidden, data.NumClasses, cfg.Dropout, init)
