@@ -146,6 +146,15 @@ func (p *Preset) With(sets []string) (*Preset, error) {
 	return q, nil
 }
 
+// Label is the name to show: the name, with a star when -set or the
+// console's scenario panel changed the scenario ("sbm*").
+func (p *Preset) Label() string {
+	if p.changed {
+		return p.Name + "*"
+	}
+	return p.Name
+}
+
 // Fingerprint identifies the scenario's content for result keys: "" for
 // a built-in preset as shipped, else a hash of its canonical file, so
 // that an edited file or a -set never shares results with the original.

@@ -271,7 +271,7 @@ func (m *Model) sync() {
 		last = m.reports[n-1]
 	}
 	h := &m.hdr
-	h.preset, h.algo, h.round, h.rounds, h.seed = m.preset.Name, string(m.cfg.Algo), len(m.reports), m.cfg.Rounds, m.cfg.Seed
+	h.preset, h.algo, h.round, h.rounds, h.seed = m.preset.Label(), string(m.cfg.Algo), len(m.reports), m.cfg.Rounds, m.cfg.Seed
 	h.source, h.apvMix, h.nextSource, h.nextMix = string(m.cfg.Source), m.cfg.APVMix, "", ""
 	if m.pending {
 		if m.nextSource != m.cfg.Source {

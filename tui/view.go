@@ -99,7 +99,7 @@ func (m *Model) resize() {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
-	v.WindowTitle = "fedaux · " + m.preset.Name
+	v.WindowTitle = "fedaux · " + m.preset.Label()
 	return v
 }
 
