@@ -66,6 +66,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 			body.WriteString("---|")
 		}
 		body.WriteString("\n")
+		means := map[int]map[sim.Algorithm]float64{} // clients -> algorithm -> mean, cells with every seed
 		for _, a := range o.Algos {
 			fmt.Fprintf(&body, "| %s |", displayName(a))
 			for _, k := range o.Clients {
@@ -93,10 +94,17 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 					continue
 				}
 				body.WriteString(" " + formatCell(accs, o.Seeds, a, ds, k) + " |")
+				if len(accs) == o.Seeds {
+					if means[k] == nil {
+						means[k] = map[sim.Algorithm]float64{}
+					}
+					means[k][a], _ = study.MeanStd(accs)
+				}
 			}
 			body.WriteString("\n")
 		}
 		body.WriteString("\n")
+		body.WriteString(o.rankLine(ds, means))
 	}
 	fmt.Fprintf(&b, "Runs finished: %d of %d.\n\n", finished, planned)
 	if len(g.missing) > 0 {
@@ -128,4 +136,45 @@ func formatCell(accs []float64, seeds int, algo sim.Algorithm, ds string, k int)
 		s += fmt.Sprintf(" (paper %.2f)", paper)
 	}
 	return s
+}
+
+// rankLine says where FedAux's mean ranks among the methods of the table
+// in each client count whose cells have every seed, beside its rank among
+// the same methods in the paper; "" when FedAux is not in the table.
+func (o *Options) rankLine(ds string, means map[int]map[sim.Algorithm]float64) string {
+	if !slices.Contains(o.Algos, sim.FedAux) || len(o.Algos) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, k := range o.Clients {
+		m := means[k]
+		own, ok := m[sim.FedAux]
+		if !ok || len(m) < len(o.Algos) {
+			continue
+		}
+		rank := 1
+		for _, v := range m {
+			if v > own {
+				rank++
+			}
+		}
+		part := fmt.Sprintf("%d clients %d of %d", k, rank, len(m))
+		if pv, ok := Paper(sim.FedAux, ds, k); ok {
+			prank, n := 1, 0
+			for _, a := range o.Algos {
+				if v, ok := Paper(a, ds, k); ok {
+					n++
+					if v > pv {
+						prank++
+					}
+				}
+			}
+			part += fmt.Sprintf(" (paper %d of %d)", prank, n)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "FedAux's rank by mean: " + strings.Join(parts, "; ") + ".\n\n"
 }

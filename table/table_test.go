@@ -243,3 +243,23 @@ func TestDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestRankLine ranks FedAux's mean among the table's methods, beside its
+// paper rank among the same methods, and says nothing of an unfinished
+// client count.
+func TestRankLine(t *testing.T) {
+	o := &Options{Algos: []sim.Algorithm{sim.Local, sim.FedAvg, sim.FedAux}, Clients: []int{5, 10}}
+	means := map[int]map[sim.Algorithm]float64{
+		5:  {sim.Local: 82, sim.FedAvg: 70, sim.FedAux: 81},
+		10: {sim.Local: 80, sim.FedAux: 81}, // FedAvg unfinished
+	}
+	got := o.rankLine("cora", means)
+	want := "FedAux's rank by mean: 5 clients 2 of 3 (paper 1 of 3).\n\n"
+	if got != want {
+		t.Errorf("rankLine = %q, want %q", got, want)
+	}
+	o.Algos = []sim.Algorithm{sim.Local, sim.FedAvg}
+	if got := o.rankLine("cora", means); got != "" {
+		t.Errorf("without FedAux: %q, want nothing", got)
+	}
+}
