@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -29,6 +30,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output `dir`: the results files and the Markdown table (default ./runs/table-<table>)")
 	shard := fs.String("shard", "", "run one share of the runs: `I/N` (the runs whose index is I mod N) or auto (from a Slurm job array or a Kubernetes Indexed Job); each shard writes its own results file, and the table is rendered from all of them")
 	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
+	render := fs.Bool("render", false, "only write the Markdown table from the results files in -out (every shard's), running nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,6 +95,15 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if opts.Out == "" {
 		opts.Out = filepath.Join("runs", "table-"+*kind)
+	}
+	if *render {
+		md := filepath.Join(opts.Out, table.MarkdownFile(*kind))
+		err := export.WriteFileAtomic(md, func(w io.Writer) error { return table.Render(w, opts) })
+		if err != nil {
+			return flagError(err)
+		}
+		fmt.Fprintf(stdout, "%s: rendered from the results in %s\n", md, opts.Out)
+		return nil
 	}
 	it := study.CatchInterrupts(stderr)
 	defer it.Release()

@@ -82,6 +82,7 @@ func Paper(algo sim.Algorithm, dataset string, clients int) (float64, bool) {
 var displayNames = map[sim.Algorithm]string{
 	"local": "Local", "fedavg": "FedAvg", "fedprox": "FedProx", "fedper": "FedPer", "gcfl": "GCFL",
 	"fedpub": "FED-PUB", "fedaux": "FedAux", "fedaux_hard": "FedAux_hard", "fedavg_mask": "FedAvg_mask",
+	"fedgnn": "FedGNN", "fedgta": "FedGTA", "fedsage_plus": "FedSage+",
 }
 
 func displayName(algo sim.Algorithm) string {
