@@ -107,7 +107,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	}
 	fs.Float64Var(&f.partners, "partners", 4, "with -alpha auto: target effective number of partners per client (exp of the weights' entropy); setting it implies -alpha auto")
 	seeds := 1
-	if name == "table" {
+	if name == "table" || name == "convergence" {
 		seeds = 3 // as the paper reports
 	}
 	fs.IntVar(&f.seeds, "seeds", seeds, "run seeds seed..seed+N-1 and report mean and std")
