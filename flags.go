@@ -34,6 +34,7 @@ type runFlags struct {
 	memLimit  string
 	memProf   string
 	exportDir string
+	alignment bool // -alignment (run): log every client's |cos(APV, pc1)|
 
 	// Reliability (`run` only): see study.SeedRun.
 	clientDropout float64
@@ -106,7 +107,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	}
 	fs.Float64Var(&f.partners, "partners", 4, "with -alpha auto: target effective number of partners per client (exp of the weights' entropy); setting it implies -alpha auto")
 	seeds := 1
-	if name == "table" {
+	if name == "table" || name == "convergence" {
 		seeds = 3 // as the paper reports
 	}
 	fs.IntVar(&f.seeds, "seeds", seeds, "run seeds seed..seed+N-1 and report mean and std")
@@ -118,6 +119,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		fs.StringVar(&f.checkpoint, "checkpoint", "", "save checkpoints to `file` (every -checkpoint-every rounds, and at an interrupt)")
 		fs.IntVar(&f.ckEvery, "checkpoint-every", 0, "save a checkpoint every `N` rounds (0: only at an interrupt)")
 		fs.StringVar(&f.resume, "resume", "", "continue the run checkpointed in `file` (its settings; -workers, -log, -data, -checkpoint may change)")
+		fs.BoolVar(&f.alignment, "alignment", false, "compute every client's |cos(APV, leading eigenvector of its embedding covariance)| each round (Theorem 1), written as `alignment` in the log's client objects")
 	}
 	if name == "run" || name == "tui" {
 		fs.StringVar(&f.logPath, "log", "", "append the JSON Lines run log to `file`")

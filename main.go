@@ -28,6 +28,8 @@ Usage:
                                     the paper's tables: every run, resumable, mean ± std beside the published values
   fedaux sweep -preset P[,P...] -grid 'KEY=V1,V2,...' [-grid ...] [-algos A,B] [-seeds N] [-out DIR] [-shard I/N|auto]
                                     a parameter sweep: every combination, resumable, sweep.md and figures
+  fedaux convergence -preset P[,P...] [-algos fedaux,fedavg] [-seeds 3] [-out DIR] [-reuse DIR,...]
+                                    mean test accuracy per round over seeds: a figure per preset, converged rounds
   fedaux similarity [-preset sbm] [-variants grid] [-seeds N] [-at 1,10,50,100] [-out DIR]
                                     how well each similarity view tracks the ground truth and recovers the groups
   fedaux version                    the version and the commit the binary was built from
@@ -62,6 +64,8 @@ func main() {
 		err = similarityCmd(args, os.Stdout, os.Stderr)
 	case "sweep":
 		err = sweepCmd(args, os.Stdout, os.Stderr)
+	case "convergence":
+		err = convergenceCmd(args, os.Stdout, os.Stderr)
 	case "scenario":
 		err = scenarioCmd(args, os.Stdout, os.Stderr)
 	case "version", "-version", "--version":

@@ -63,7 +63,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	defer it.Release()
 	r := &study.Runner{Env: env, Recorder: study.Progress(stderr, ""), Interrupts: it, Log: log,
 		Observe: func(c *study.Cell, e *sim.Engine, _ *sim.RoundReport) error {
-			e.Want(runWants(e, c.Config.Rounds, f.exportDir != "" || f.matrix)...)
+			wants := runWants(e, c.Config.Rounds, f.exportDir != "" || f.matrix)
+			if f.alignment {
+				wants = append(wants, sim.WantAlignment)
+			}
+			e.Want(wants...)
 			return nil
 		},
 		Finish: func(c *study.Cell, e *sim.Engine, sc *presets.Scenario, rec *study.Record) error {

@@ -14,7 +14,7 @@ import (
 // sbm] [-variants grid] [-seeds N] [-at 1,10,50,100] [-out DIR]`.
 func similarityCmd(args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags("similarity", "sbm", stderr)
-	variants := f.fs.String("variants", "base", "variants to run: base (the run flags as given: the paper's FedAux by default), grid (sim x apv-mix x alpha fixed/auto), or 'sim=pc1,mix=off,alpha=auto;sim=apv' (keys algo, sim, mix, alpha, partners)")
+	variants := f.fs.String("variants", "base", "variants to run: base (the run flags as given: the paper's FedAux by default), grid (sim x apv-mix x alpha fixed/auto), or 'sim=pc1,mix=off,alpha=auto;sim=apv' (keys algo, sim, mix, alpha, partners, score)")
 	atFlag := f.fs.String("at", "1,10,50,100", "comma-separated rounds to report (those beyond -rounds are dropped)")
 	out := f.fs.String("out", "", "output `dir` (default ./runs/similarity-<preset>)")
 	png := f.fs.Bool("png", true, "write heat maps (first seed) as PNG")

@@ -18,12 +18,13 @@ func TestSimilarityCmd(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	err := similarityCmd([]string{"-preset", "sbm", "-hidden", "8", "-rounds", "3", "-at", "1,3,50", "-workers", "2",
-		"-variants", "sim=apv;sim=readout,mix=off,alpha=auto", "-out", dir}, &stdout, &stderr)
+		"-variants", "sim=apv;sim=readout,mix=off,alpha=auto,score=maxnorm", "-out", dir}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	md := stdout.String()
-	for _, want := range []string{"## sim=apv", "## sim=readout,mix=off,alpha=auto,partners=4", "| functional |", "| ground_truth |", "r @3", "ARI @1"} {
+	for _, want := range []string{"## sim=apv", "## sim=readout,mix=off,alpha=auto,partners=4,score=maxnorm", "| functional |",
+		"## Theorem 1: |cos(APV, pc1)|", "| sim=readout,mix=off,alpha=auto,partners=4,score=maxnorm |", "| ground_truth |", "r @3", "ARI @1"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
@@ -36,12 +37,23 @@ func TestSimilarityCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	n := 0
+	n, aligned := 0, 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var r similarity.Score
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
+		}
+		if r.View == similarity.AlignmentView {
+			if r.Alignment == nil || *r.Alignment < 0 || *r.Alignment > 1 {
+				t.Errorf("alignment record %+v: want a value in [0, 1]", r)
+			}
+			aligned++
+			n++
+			continue
+		}
+		if r.Alignment != nil {
+			t.Errorf("record %+v: alignment outside its own line", r)
 		}
 		if r.ARI == nil || r.Corr == nil && r.View != "weights" {
 			t.Errorf("record %+v lacks ARI or correlation", r)
@@ -51,11 +63,11 @@ func TestSimilarityCmd(t *testing.T) {
 		}
 		n++
 	}
-	// 2 variants x 2 rounds x (5 sources + weights + ground truth).
-	if n != 2*2*7 {
-		t.Errorf("%d records, want 28", n)
+	// 2 variants x 2 rounds x (5 sources + weights + ground truth + alignment).
+	if n != 2*2*8 || aligned != 2*2 {
+		t.Errorf("%d records (%d of alignment), want 32 (4)", n, aligned)
 	}
-	for _, p := range []string{"sim-apv/r001-apv.png", "sim-apv/r003-functional.png", "sim-readout_mix-off_alpha-auto_partners-4/r003-ground_truth.png"} {
+	for _, p := range []string{"sim-apv/r001-apv.png", "sim-apv/r003-functional.png", "sim-readout_mix-off_alpha-auto_partners-4_score-maxnorm/r003-ground_truth.png"} {
 		if fi, err := os.Stat(filepath.Join(dir, p)); err != nil || fi.Size() == 0 {
 			t.Errorf("heat map %s: %v", p, err)
 		}

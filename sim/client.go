@@ -26,6 +26,8 @@ type Message struct {
 	// Embedding asks for its mean embedding (Update.Embedding).
 	Signatures []Source
 	Embedding  bool
+	// Alignment asks for the client's alignment (Update.Alignment).
+	Alignment bool
 }
 
 // Update is what a client reports after a round: its shared parameters,
@@ -36,10 +38,13 @@ type Update struct {
 	Shared     []float64
 	Signatures map[Source][]float64
 	Embedding  []float64 // mean-pooled eval embedding when asked; for display only, never used by a strategy
-	Nodes      int
-	TrainLoss  float64
-	ValAcc     float64 // percent
-	TestAcc    float64 // percent
+	// Alignment is |cos(APV, pc1)| after training when asked and the
+	// model has an APV (see WantAlignment); nil otherwise. Display only.
+	Alignment *float64
+	Nodes     int
+	TrainLoss float64
+	ValAcc    float64 // percent
+	TestAcc   float64 // percent
 
 	// Train is the number of training nodes (FedGNN weights by it).
 	Train int
@@ -203,6 +208,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	}
 	if msg.Embedding {
 		up.Embedding = meanRows(c.model.Embeddings())
+	}
+	if msg.Alignment { // before the signatures, which may overwrite the embeddings
+		if a, ok := c.alignment(); ok {
+			up.Alignment = &a
+		}
 	}
 	up.Signatures = c.signatures(msg.Signatures)
 	if c.side.GTA != nil {

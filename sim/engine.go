@@ -31,6 +31,9 @@ type ClientMetrics struct {
 	TrainLoss float64 `json:"train_loss"`
 	ValAcc    float64 `json:"val_acc"`
 	TestAcc   float64 `json:"test_acc"`
+	// Alignment is |cos(APV, pc1)| after the client's training in the
+	// round (see WantAlignment); nil when not asked for or without an APV.
+	Alignment *float64 `json:"alignment,omitempty"`
 	// Absent marks a client that missed the round; its metrics are those
 	// of the last round it took part in (its model has not changed since).
 	Absent bool `json:"absent,omitempty"`
@@ -248,7 +251,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	start := time.Now()
 	round := len(e.reports) + 1
 	absent := e.drawAbsent(round)
-	sigs, embedding := e.request()
+	sigs, embedding, alignment := e.request()
 	if err := e.ensureProxy(sigs); err != nil {
 		e.broken = err
 		return nil, err
@@ -258,7 +261,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
 	}
-	ask := &Message{Signatures: sigs, Embedding: embedding}
+	ask := &Message{Signatures: sigs, Embedding: embedding, Alignment: alignment}
 	all, err := e.runClients(ctx, round, ask, absent, remote)
 	if err != nil {
 		e.broken = err
@@ -287,7 +290,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	embs := make([][]float64, len(ups))
 	for i, u := range ups {
-		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc})
+		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment})
 		rep.MeanVal += u.ValAcc / float64(len(ups))
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding
@@ -333,7 +336,7 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding}
+				msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding, Alignment: ask.Alignment}
 				if e.pending != nil && e.pending[i] != nil {
 					msg.Shared = e.pending[i].Shared
 				}

@@ -20,7 +20,8 @@ func (w wantSet) has(name string) bool { return w.all || slices.Contains(w.names
 // Want tells the engine which of a round's optional matrices its readers
 // read, from the next round on: names are matrix names (Matrix.Name: a
 // similarity source such as "pc1" or "functional", or MatrixGroundTruth),
-// or WantAll for every one. Each call replaces the set of the last; an
+// WantAlignment for the clients' alignment (not a matrix), or WantAll for
+// every matrix (not the alignment). Each call replaces the set of the last; an
 // engine starts wanting none. Whatever is wanted, a round computes the
 // similarity its strategy derives the weights from, the weights, and the
 // ground truth when the engine has a run log (the log writes it); a view
@@ -71,7 +72,7 @@ type viewUser interface {
 // request returns what the clients report in the next round beside their
 // parameters: the signatures the strategy uses or a reader wants, and
 // whether their mean embeddings (the ground truth) are wanted.
-func (e *Engine) request() (sigs []Source, embedding bool) {
+func (e *Engine) request() (sigs []Source, embedding, alignment bool) {
 	e.wantMu.Lock()
 	w := e.want
 	e.wantMu.Unlock()
@@ -87,7 +88,7 @@ func (e *Engine) request() (sigs []Source, embedding bool) {
 			sigs = append(sigs, s)
 		}
 	}
-	return sigs, e.log != nil || w.has(MatrixGroundTruth)
+	return sigs, e.log != nil || w.has(MatrixGroundTruth), e.kernel && slices.Contains(w.names, WantAlignment)
 }
 
 // ensureProxy gives the in-process clients FED-PUB's proxy graph when the

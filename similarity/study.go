@@ -31,7 +31,15 @@ type Score struct {
 	ARI    *float64 `json:"ari"`
 	Within float64  `json:"within"`
 	Across float64  `json:"across"`
+	// Alignment, on the line whose View is AlignmentView (and only
+	// there), is the mean over the round's clients of |cos(APV, pc1)|
+	// (sim.WantAlignment: Theorem 1 measured).
+	Alignment *float64 `json:"alignment,omitempty"`
 }
+
+// AlignmentView is the View of the Score line that carries a round's
+// mean alignment.
+const AlignmentView = "alignment"
 
 // Files the study writes in its output directory, beside the results files.
 const (
@@ -73,9 +81,9 @@ func Run(ctx context.Context, opts Options) (string, error) {
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Runner: func(r *study.Runner) {
 			r.Observe = func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
-				// Every view and the ground truth, in the rounds scored.
+				// Every view, the ground truth and the alignment, in the rounds scored.
 				if slices.Contains(opts.At, e.Round()+1) {
-					e.Want(sim.WantAll)
+					e.Want(sim.WantAll, sim.WantAlignment)
 				} else {
 					e.Want()
 				}
@@ -134,6 +142,7 @@ func Run(ctx context.Context, opts Options) (string, error) {
 	for _, v := range opts.Variants {
 		writeVariantTable(&md, v.Name(), all, opts.At)
 	}
+	writeAlignmentTable(&md, opts.Variants, all, opts.At)
 	return md.String(), export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
 		_, err := io.WriteString(w, md.String())
 		return err
@@ -153,6 +162,18 @@ func scoreRound(variant string, seed uint64, rep *sim.RoundReport, groups []int)
 			s.ARI, s.Within, s.Across = &g.ARI, g.Within, g.Across
 		}
 		out = append(out, s)
+	}
+	var sum float64
+	n := 0
+	for _, c := range rep.Clients {
+		if c.Alignment != nil && !c.Absent {
+			sum += *c.Alignment
+			n++
+		}
+	}
+	if n > 0 {
+		mean := sum / float64(n)
+		out = append(out, Score{Variant: variant, Seed: seed, Round: rep.Round, View: AlignmentView, Alignment: &mean})
 	}
 	return out
 }
@@ -192,7 +213,7 @@ func writeVariantTable(w io.Writer, variant string, recs []Score, at []int) {
 	corr, ari := map[cellKey][]float64{}, map[cellKey][]float64{}
 	var views []string
 	for _, r := range recs {
-		if r.Variant != variant {
+		if r.Variant != variant || r.View == AlignmentView {
 			continue
 		}
 		if !slices.Contains(views, r.View) {
@@ -205,16 +226,6 @@ func writeVariantTable(w io.Writer, variant string, recs []Score, at []int) {
 		if r.ARI != nil {
 			ari[k] = append(ari[k], *r.ARI)
 		}
-	}
-	format := func(xs []float64) string {
-		if len(xs) == 0 {
-			return "n/a"
-		}
-		m, sd := study.MeanStd(xs)
-		if len(xs) == 1 {
-			return fmt.Sprintf("%.3f", m)
-		}
-		return fmt.Sprintf("%.3f ± %.3f", m, sd)
 	}
 	fmt.Fprintf(w, "## %s\n\n| view |", variant)
 	for _, r := range at {
@@ -230,6 +241,58 @@ func writeVariantTable(w io.Writer, variant string, recs []Score, at []int) {
 		for _, r := range at {
 			k := cellKey{view, r}
 			fmt.Fprintf(w, " %s | %s |", format(corr[k]), format(ari[k]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// format writes mean ± std of xs (the mean alone for one value; n/a for none).
+func format(xs []float64) string {
+	if len(xs) == 0 {
+		return "n/a"
+	}
+	m, sd := study.MeanStd(xs)
+	if len(xs) == 1 {
+		return fmt.Sprintf("%.3f", m)
+	}
+	return fmt.Sprintf("%.3f ± %.3f", m, sd)
+}
+
+// writeAlignmentTable writes Theorem 1's table: per variant and reported
+// round, the mean over clients of |cos(APV, pc1)|, mean ± std over seeds;
+// nothing when no variant has an APV.
+func writeAlignmentTable(w io.Writer, variants []Variant, recs []Score, at []int) {
+	type cellKey struct {
+		variant string
+		round   int
+	}
+	vals := map[cellKey][]float64{}
+	for _, r := range recs {
+		if r.View == AlignmentView && r.Alignment != nil {
+			k := cellKey{r.Variant, r.Round}
+			vals[k] = append(vals[k], *r.Alignment)
+		}
+	}
+	if len(vals) == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Theorem 1: |cos(APV, pc1)|\n\n"+
+		"Per client, the absolute cosine between its APV after local training and the leading eigenvector of the covariance "+
+		"of its node embeddings (the pc1 signature); the mean over clients, then mean ± std over seeds. "+
+		"Theorem 1 says it tends to 1; for a random direction in d dimensions it is about sqrt(2/(pi d)) (0.05 for d = 256).\n\n| variant |")
+	for _, r := range at {
+		fmt.Fprintf(w, " @%d |", r)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range at {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, v := range variants {
+		fmt.Fprintf(w, "| %s |", v.Name())
+		for _, r := range at {
+			fmt.Fprintf(w, " %s |", format(vals[cellKey{v.Name(), r}]))
 		}
 		fmt.Fprintln(w)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -17,6 +18,7 @@ type Variant struct {
 	Mix      string // "", "on" or "off"
 	Alpha    string // "", a number, or "auto"
 	Partners float64
+	Score    string // "", "cosine" or "maxnorm" (the APV score, Eq. 2)
 }
 
 // Name is the variant's canonical spelling, as ParseVariants reads it.
@@ -34,6 +36,7 @@ func (v Variant) Name() string {
 	if v.Alpha == "auto" && v.Partners > 0 {
 		add("partners", strconv.FormatFloat(v.Partners, 'g', -1, 64))
 	}
+	add("score", v.Score)
 	if len(parts) == 0 {
 		return "base"
 	}
@@ -59,6 +62,13 @@ func (v Variant) Apply(c *sim.Config) error {
 	case "off":
 		c.APVMix = false
 	}
+	if v.Score != "" {
+		k, err := gnn.ParseScoreKind(v.Score)
+		if err != nil {
+			return fmt.Errorf("similarity: variant %s: %w", v.Name(), err)
+		}
+		c.Score = k
+	}
 	switch v.Alpha {
 	case "":
 	case "auto":
@@ -80,7 +90,7 @@ func (v Variant) Apply(c *sim.Config) error {
 // mixing on/off x fixed alpha/auto alpha), "base" or "" (the base
 // configuration alone), or variants separated by ';', each a
 // comma-separated list of key=value with keys algo, sim, mix (on|off),
-// alpha (number|auto) and partners. alpha and partners are the grid's
+// alpha (number|auto), partners and score (cosine|maxnorm). alpha and partners are the grid's
 // fixed alpha and auto alpha's target.
 func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 	switch strings.TrimSpace(s) {
@@ -135,8 +145,13 @@ func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 					return nil, fmt.Errorf("similarity: variant partners %q: want a number", val)
 				}
 				v.Partners = p
+			case "score":
+				if _, err := gnn.ParseScoreKind(val); err != nil {
+					return nil, fmt.Errorf("similarity: variant %q: %w", spec, err)
+				}
+				v.Score = val
 			default:
-				return nil, fmt.Errorf("similarity: variant key %q unknown (have algo, sim, mix, alpha, partners)", k)
+				return nil, fmt.Errorf("similarity: variant key %q unknown (have algo, sim, mix, alpha, partners, score)", k)
 			}
 		}
 		if v.Mix != "" && v.Mix != "on" && v.Mix != "off" {

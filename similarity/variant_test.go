@@ -3,6 +3,7 @@ package similarity
 import (
 	"testing"
 
+	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -43,7 +44,15 @@ func TestParseVariants(t *testing.T) {
 	if vs, _ := ParseVariants("base", base.Alpha, 4); len(vs) != 1 || vs[0].Name() != "base" {
 		t.Errorf("base: %v", vs)
 	}
-	for _, bad := range []string{"sim", "color=red", "mix=maybe", "partners=x"} {
+	vs, err = ParseVariants("score=cosine;score=maxnorm", base.Alpha, 4)
+	if err != nil || len(vs) != 2 || vs[1].Name() != "score=maxnorm" || vs[1].Slug() != "score-maxnorm" {
+		t.Fatalf("score variants %v: %v", vs, err)
+	}
+	c = base
+	if err := vs[1].Apply(&c); err != nil || c.Score != gnn.MaxNorm {
+		t.Errorf("apply score=maxnorm: %v, score %v", err, c.Score)
+	}
+	for _, bad := range []string{"sim", "color=red", "mix=maybe", "partners=x", "score=max"} {
 		if _, err := ParseVariants(bad, base.Alpha, 4); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

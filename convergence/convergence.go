@@ -1,0 +1,287 @@
+package convergence
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
+)
+
+// Options describe a convergence study.
+type Options struct {
+	Presets []*presets.Preset
+	Env     presets.Env
+	// Base adjusts each preset's settings (the run flags the user set)
+	// before the algorithm and the seed are set; nil keeps the preset's.
+	Base    func(*sim.Config) error
+	Algos   []sim.Algorithm
+	Seeds   int
+	Seed    uint64 // the first seed
+	Workers int
+	Out     string
+	// Reuse lists directories of other studies (a table, a sweep) whose
+	// results are copied into Out for the cells they hold, instead of
+	// running them again. They are only read.
+	Reuse []string
+	// Within is the converged round's tolerance in points (default 0.5).
+	Within float64
+	// Recorder is told the progress; nil records nothing.
+	Recorder   study.Recorder
+	Interrupts *study.Interrupts
+}
+
+// MarkdownFile is the report a study writes in Out, beside its results
+// and one figure per preset (FigureFile).
+const MarkdownFile = "convergence.md"
+
+// FigureFile returns the name of a preset's figure.
+func FigureFile(preset string) string { return "convergence-" + preset + ".png" }
+
+// Labels of the study's cells.
+const (
+	LabelPreset = "preset"
+)
+
+// cells returns the study's cells, seed-major.
+func (o *Options) cells() ([]*study.Cell, error) {
+	switch {
+	case len(o.Presets) == 0:
+		return nil, fmt.Errorf("convergence: no preset")
+	case len(o.Algos) == 0:
+		return nil, fmt.Errorf("convergence: no algorithm")
+	case o.Seeds < 1:
+		return nil, fmt.Errorf("convergence: seeds = %d, want >= 1", o.Seeds)
+	case o.Within < 0:
+		return nil, fmt.Errorf("convergence: within = %g, want >= 0", o.Within)
+	}
+	var out []*study.Cell
+	for s := 0; s < o.Seeds; s++ {
+		for _, p := range o.Presets {
+			for _, a := range o.Algos {
+				c := p.Config()
+				if o.Base != nil {
+					if err := o.Base(&c); err != nil {
+						return nil, err
+					}
+				}
+				c.Algo, c.Seed = a, o.Seed+uint64(s)
+				if o.Workers > 0 {
+					c.Workers = o.Workers
+				}
+				if err := c.Validate(); err != nil {
+					return nil, fmt.Errorf("convergence: %s %s: %w", p.Name, a, err)
+				}
+				out = append(out, &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: c,
+					Labels: map[string]string{LabelPreset: p.Name}})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Run copies from opts.Reuse the results of cells that opts.Out lacks,
+// runs the cells still missing (resuming an interrupted one from its
+// checkpoint), and writes MarkdownFile and the figures, after every cell
+// and at the end.
+func Run(ctx context.Context, opts Options) (study.Stats, error) {
+	cells, err := opts.cells()
+	if err != nil {
+		return study.Stats{}, err
+	}
+	if err := reuse(opts.Out, opts.Reuse, cells); err != nil {
+		return study.Stats{}, err
+	}
+	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
+		Skip: func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
+		Render: func(s *study.Store, _ bool) error {
+			return write(&opts, cells, s)
+		}}
+	st, _, err := d.Run(ctx, cells)
+	return st, err
+}
+
+// Render writes MarkdownFile and the figures from the results in
+// opts.Out without running anything.
+func Render(opts Options) error {
+	cells, err := opts.cells()
+	if err != nil {
+		return err
+	}
+	store, err := study.OpenStore(opts.Out, study.ResultsFile)
+	if err != nil {
+		return err
+	}
+	return write(&opts, cells, store)
+}
+
+// reuse appends to out's results the records of the cells that out lacks
+// and a directory of dirs holds.
+func reuse(out string, dirs []string, cells []*study.Cell) error {
+	if len(dirs) == 0 {
+		return nil
+	}
+	own, err := study.OpenStore(out, study.ResultsFile)
+	if err != nil {
+		return err
+	}
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("convergence: reuse %s: not a directory", dir)
+		}
+		other, err := study.OpenStore(dir, "") // read only: never appended to
+		if err != nil {
+			return err
+		}
+		for _, c := range cells {
+			if _, ok := own.Get(c.Key()); ok {
+				continue
+			}
+			if rec, ok := other.Get(c.Key()); ok && len(rec.Test) == c.Config.Rounds {
+				cp := *rec
+				cp.Labels = c.Labels
+				if err := own.Append(&cp); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// A Curve is one algorithm's convergence on one preset.
+type Curve struct {
+	Preset string
+	Algo   sim.Algorithm
+	Seeds  []uint64 // the seeds with a result
+	// Test and Val hold, per round, the mean over seeds of the mean
+	// client test (validation) accuracy (%); TestStd the standard
+	// deviation over seeds (0 for one seed).
+	Test, TestStd, Val []float64
+	// Converged and ValConverged are the first rounds (1-based) at which
+	// the mean test (validation) curve is within Within points of its
+	// maximum; 0 without a curve.
+	Converged, ValConverged int
+	// TestAtBestVal holds each seed's test accuracy at its best
+	// validation round (the table's number).
+	TestAtBestVal []float64
+}
+
+// ConvergedRound returns the first round (1-based) at which curve is
+// within tol points of its maximum (spec section 12, "Convergence": the
+// definition is inferred), or 0 for an empty curve.
+func ConvergedRound(curve []float64, tol float64) int {
+	if len(curve) == 0 {
+		return 0
+	}
+	top := math.Inf(-1)
+	for _, v := range curve {
+		top = math.Max(top, v)
+	}
+	for i, v := range curve {
+		if v >= top-tol {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Curves returns the curve of every (preset, algorithm) of the study
+// from the results in store, in the order of opts.Presets and
+// opts.Algos; a pair without a result has no seeds and empty curves.
+// Seeds whose runs differ in length are cut to the shortest.
+func Curves(opts *Options, store *study.Store) ([]Curve, error) {
+	cells, err := opts.cells()
+	if err != nil {
+		return nil, err
+	}
+	return curves(opts, cells, store), nil
+}
+
+func curves(opts *Options, cells []*study.Cell, store *study.Store) []Curve {
+	tol := opts.within()
+	var out []Curve
+	for _, p := range opts.Presets {
+		for _, a := range opts.Algos {
+			cv := Curve{Preset: p.Name, Algo: a}
+			var tests, vals [][]float64
+			for _, c := range cells {
+				if c.Scenario.Name != p.Name || c.Config.Algo != a {
+					continue
+				}
+				rec, ok := store.Get(c.Key())
+				if !ok || len(rec.Test) == 0 {
+					continue
+				}
+				cv.Seeds = append(cv.Seeds, c.Config.Seed)
+				cv.TestAtBestVal = append(cv.TestAtBestVal, rec.TestAtBestVal)
+				tests, vals = append(tests, rec.Test), append(vals, rec.Val)
+			}
+			cv.Test, cv.TestStd = meanStd(tests)
+			cv.Val, _ = meanStd(vals)
+			cv.Converged = ConvergedRound(cv.Test, tol)
+			cv.ValConverged = ConvergedRound(cv.Val, tol)
+			out = append(out, cv)
+		}
+	}
+	return out
+}
+
+func (o *Options) within() float64 {
+	if o.Within == 0 {
+		return 0.5
+	}
+	return o.Within
+}
+
+// meanStd returns the per-round mean and standard deviation over the
+// series, cut to the shortest.
+func meanStd(series [][]float64) (mean, std []float64) {
+	if len(series) == 0 {
+		return nil, nil
+	}
+	n := len(series[0])
+	for _, s := range series {
+		n = min(n, len(s))
+	}
+	mean, std = make([]float64, n), make([]float64, n)
+	col := make([]float64, len(series))
+	for r := 0; r < n; r++ {
+		for i, s := range series {
+			col[i] = s[r]
+		}
+		mean[r], std[r] = study.MeanStd(col)
+	}
+	return mean, std
+}
+
+// write writes the report and the figures of the results in store.
+func write(opts *Options, cells []*study.Cell, store *study.Store) error {
+	cs := curves(opts, cells, store)
+	for _, p := range opts.Presets {
+		var series []export.Series
+		for _, c := range cs {
+			if c.Preset == p.Name && len(c.Seeds) > 0 {
+				series = append(series, export.Series{Name: fmt.Sprintf("%s (%d seeds)", c.Algo, len(c.Seeds)), Mean: c.Test, Std: c.TestStd})
+			}
+		}
+		if len(series) == 0 {
+			continue
+		}
+		title := fmt.Sprintf("%s: mean client test accuracy per round, mean ± std over seeds", p.Name)
+		if err := export.WriteFileAtomic(filepath.Join(opts.Out, FigureFile(p.Name)), func(w io.Writer) error {
+			return export.WriteBands(w, title, "round", "test accuracy (%)", series)
+		}); err != nil {
+			return err
+		}
+	}
+	return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
+		return markdown(w, opts, cs)
+	})
+}

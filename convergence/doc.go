@@ -1,0 +1,5 @@
+// Package convergence runs and reports the convergence study of the
+// paper ("Convergence Rates"): the mean client test accuracy per round of
+// several algorithms over seeds, as a figure with a band per algorithm and
+// a table of the round each converges at.
+package convergence

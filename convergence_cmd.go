@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/fedaux/fedaux/convergence"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
+)
+
+// convergenceCmd runs the convergence study: `fedaux convergence -preset
+// cora-10,cora-20 -algos fedaux,fedavg [-seeds 3] [-out DIR] [-reuse DIR,...]`.
+func convergenceCmd(args []string, stdout, stderr io.Writer) error {
+	f := newRunFlags("convergence", "", stderr)
+	algos := f.fs.String("algos", "fedaux,fedavg", "comma-separated algorithms")
+	out := f.fs.String("out", "", "output `dir`: results, convergence.md and a figure per preset (default ./runs/convergence-<presets>)")
+	reuse := f.fs.String("reuse", "", "comma-separated `dirs` of other studies (table, sweep) whose results of the same runs are copied instead of run again")
+	within := f.fs.Float64("within", 0.5, "converged round: the first within this many `points` of the mean curve's maximum")
+	render := f.fs.Bool("render", false, "only write convergence.md and the figures from the results in -out")
+	if err := f.fs.Parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("convergence: unexpected argument %q", f.fs.Arg(0))
+	}
+	if f.preset == "" && f.scenario == "" {
+		return fmt.Errorf("convergence: -preset is required (one or several, comma-separated; see 'fedaux presets')")
+	}
+	if *within <= 0 {
+		return fmt.Errorf("-within: %g, want > 0", *within)
+	}
+	ps, err := f.scenarios()
+	if err != nil {
+		return err
+	}
+	base, err := f.apply(sim.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	as, err := parseAlgos(*algos)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		var names []string
+		for _, p := range ps {
+			names = append(names, p.Name)
+		}
+		dir = filepath.Join("runs", "convergence-"+strings.Join(names, "+"))
+	}
+	opts := convergence.Options{
+		Presets: ps, Env: f.env(), Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,
+		Out: dir, Reuse: splitList(*reuse), Within: *within, Recorder: study.Progress(stderr, "convergence: "),
+		Base: func(c *sim.Config) error {
+			applied, err := f.apply(*c)
+			if err != nil {
+				return err
+			}
+			*c = applied
+			return nil
+		},
+	}
+	md := filepath.Join(dir, convergence.MarkdownFile)
+	if *render {
+		if err := convergence.Render(opts); err != nil {
+			return flagError(err)
+		}
+		fmt.Fprintln(stdout, md)
+		return nil
+	}
+	it := study.CatchInterrupts(stderr)
+	defer it.Release()
+	opts.Interrupts = it
+	st, err := convergence.Run(it.Context(), opts)
+	if interrupted(err, stderr, "convergence", md) {
+		return nil
+	}
+	if err != nil {
+		return flagError(err)
+	}
+	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d run now), results in %s\n", md, st.Mine, st.Reused, st.Ran, dir)
+	return nil
+}

@@ -1,0 +1,113 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/fedaux/fedaux/gnn"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// directAlignment computes |cos(apv, v)|, v the leading eigenvector of
+// the sample covariance of h, by gonum's symmetric eigendecomposition.
+func directAlignment(t *testing.T, h *mat.Dense, apv []float64) float64 {
+	t.Helper()
+	var cov mat.SymDense
+	stat.CovarianceMatrix(&cov, h, nil)
+	var eig mat.EigenSym
+	if !eig.Factorize(&cov, true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	vals := eig.Values(nil)
+	top := 0
+	for i, v := range vals {
+		if v > vals[top] {
+			top = i
+		}
+	}
+	v := mat.Col(nil, top, &vecs)
+	return math.Abs(floats(apv, v)) / math.Sqrt(floats(apv, apv)*floats(v, v))
+}
+
+func floats(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// TestAlignment checks, for both score variants on a small SBM, that the
+// alignment asked for is in [0, 1] for every client and round, equals a
+// direct computation from the client's embeddings and APV, and that
+// asking for it changes nothing else of the run; and that it is absent
+// when not asked for, and for a model without an APV.
+func TestAlignment(t *testing.T) {
+	for _, score := range []gnn.ScoreKind{gnn.Cosine, gnn.MaxNorm} {
+		t.Run(score.String(), func(t *testing.T) {
+			c := smallConfig(FedAux)
+			c.Score = score
+			plain := runEngine(t, c, smallData(t, 7), WantAll)
+			e, err := New(c, smallData(t, 7), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Want(WantAll, WantAlignment)
+			for r := 1; r <= c.Rounds; r++ {
+				rep, err := e.Step(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, m := range rep.Clients {
+					if m.Alignment == nil {
+						t.Fatalf("round %d client %d: no alignment", r, m.ID)
+					}
+					a := *m.Alignment
+					if !(a >= 0 && a <= 1) {
+						t.Errorf("round %d client %d: alignment %v outside [0, 1]", r, m.ID, a)
+					}
+					// The round's evaluation pass again (it draws nothing), as Complete does.
+					cl := e.runners[i].(*Client)
+					giveBack := cl.borrow()
+					if _, err := cl.model.Forward(cl.input, false, nil); err != nil {
+						t.Fatal(err)
+					}
+					want := directAlignment(t, cl.model.Embeddings(), cl.model.Param("apv").Value)
+					giveBack()
+					if math.Abs(a-want) > 1e-6 {
+						t.Errorf("round %d client %d: alignment %.9f, direct computation %.9f", r, m.ID, a, want)
+					}
+				}
+			}
+			got := stripTimes(e.Reports())
+			for i := range got {
+				got[i].Clients = append([]ClientMetrics(nil), got[i].Clients...)
+				for j := range got[i].Clients {
+					got[i].Clients[j].Alignment = nil
+				}
+			}
+			ref := stripTimes(plain.Reports())
+			for i := range ref {
+				for _, m := range ref[i].Clients {
+					if m.Alignment != nil {
+						t.Fatalf("round %d: alignment reported without being asked for", i+1)
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, ref) {
+				t.Error("asking for the alignment changed the run")
+			}
+		})
+	}
+	e := runEngine(t, smallConfig(FedAvg), smallData(t, 7), WantAlignment)
+	for _, m := range e.Reports()[0].Clients {
+		if m.Alignment != nil {
+			t.Fatal("fedavg (no APV) reports an alignment")
+		}
+	}
+}
