@@ -187,7 +187,7 @@ func costMarkdown(rows []costRow, rounds, warm, reps int) string {
 	fmt.Fprintf(&b, "`fedaux servercost -rounds %d -warm %d -reps %d` (%s, %d cores, %s). ", rounds, warm, reps, presets.Version, runtime.NumCPU(), runtime.Version())
 	fmt.Fprintf(&b, "cora-10: the uploads of round %d of seed-42 engines; %s: stand-in uploads of ogbn-arxiv-10's shapes (d = 128, C = 40, K = 10). ", rounds, arxivShape)
 	b.WriteString("Time: median [Q1, Q3] of the repetitions after the warm-ups. Peak = input + transient (max HeapAlloc over the step with the collector off, minus HeapAlloc after a collection). ")
-	b.WriteString("fedpub-server runs the K proxy forwards on the server (its input is the K models; the proxy graph is the fedpub-proxy row, built once); fedpub-client times the server's part when the clients upload their embeddings. gcfl forces the Stoer-Wagner cut.\n\n")
+	b.WriteString("fedpub-server runs the K proxy forwards on the server (its input is the K models' parameters and the proxy graph; the proxy's build, once per run, is the fedpub-proxy row); fedpub-client times the server's part when the clients upload their embeddings. gcfl forces the Stoer-Wagner cut.\n\n")
 	b.WriteString("| dataset | method | input | transient peak | allocated | peak memory | time, 1 core | time, all cores |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {

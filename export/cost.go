@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +22,7 @@ type CostPoint struct {
 	Bytes           float64 // peak memory of the step
 }
 
-var costShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.PlusGlyph{}}
+var costShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.PlusGlyph{}}
 
 var costColors = []color.Color{
 	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
@@ -30,7 +32,7 @@ var costColors = []color.Color{
 
 // WriteCostFigure draws time against peak memory, both on log scales: one
 // point per method and dataset, a colour per method and a glyph per
-// dataset, each point labelled. It writes a PNG.
+// dataset, the points labelled with their methods. It writes a PNG.
 func WriteCostFigure(w io.Writer, title string, pts []CostPoint) error {
 	if len(pts) == 0 {
 		return fmt.Errorf("export: no points to draw")
@@ -69,8 +71,22 @@ func WriteCostFigure(w io.Writer, title string, pts []CostPoint) error {
 		s.GlyphStyle.Radius = vg.Points(4)
 		p.Add(s)
 		p.Legend.Add(pt.Method+" / "+pt.Dataset, s)
-		labels.XYs = append(labels.XYs, plotter.XY{X: pt.Bytes, Y: pt.Seconds})
-		labels.Labels = append(labels.Labels, pt.Method)
+		// Points within a factor of 2 on both axes share one label
+		// naming their methods.
+		near := -1
+		for i, q := range labels.XYs {
+			if math.Abs(math.Log2(q.X/pt.Bytes)) < 1 && math.Abs(math.Log2(q.Y/pt.Seconds)) < 1 {
+				near = i
+				break
+			}
+		}
+		switch {
+		case near < 0:
+			labels.XYs = append(labels.XYs, plotter.XY{X: pt.Bytes, Y: pt.Seconds})
+			labels.Labels = append(labels.Labels, pt.Method)
+		case !slices.Contains(strings.Split(labels.Labels[near], ", "), pt.Method):
+			labels.Labels[near] += ", " + pt.Method
+		}
 		xlo, xhi = math.Min(xlo, pt.Bytes), math.Max(xhi, pt.Bytes)
 		ylo, yhi = math.Min(ylo, pt.Seconds), math.Max(yhi, pt.Seconds)
 	}

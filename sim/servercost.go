@@ -22,8 +22,8 @@ type ServerStep struct {
 	Method string
 	// Input is the footprint of the step's input in bytes: the K
 	// signatures (APVs, functional embeddings or dW), or for
-	// "fedpub-server" the K models' parameter values (the proxy graph's
-	// is measured apart, see ProxyGraph).
+	// "fedpub-server" the K models' parameter values and the proxy graph
+	// (its features and its normalised adjacency).
 	Input int64
 	// Run runs the step once.
 	Run func() Mixing
@@ -88,7 +88,7 @@ func FedPubStep(models []*gnn.Model, proxy *gnn.Input, tau float64, forwards boo
 			return m
 		}}
 	}
-	var input int64
+	input := proxyBytes(proxy)
 	for _, m := range models {
 		for _, p := range m.Params() {
 			input += int64(len(p.Value)) * 8
@@ -120,6 +120,18 @@ func GCFLStep(dw [][]float64) ServerStep {
 // criterion splits every cluster of three or more clients.
 func forcedGCFL() *gcfl {
 	return &gcfl{eps1: math.Inf(1), eps2: math.Inf(-1), round: gcflWarmup}
+}
+
+// proxyBytes is the footprint of a proxy graph: its dense features and
+// its normalised adjacency in CSR form.
+func proxyBytes(in *gnn.Input) int64 {
+	a := in.Prop.Matrix()
+	n := int64(len(a.Indptr)+len(a.Indices)+len(a.Values)) * 8
+	if in.X.Dense != nil {
+		r, c := in.X.Dense.Dims()
+		n += int64(r*c) * 8
+	}
+	return n
 }
 
 // ProxyGraph builds FED-PUB's proxy graph for a run of the given seed and

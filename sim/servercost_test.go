@@ -126,3 +126,28 @@ func TestShapeUploads(t *testing.T) {
 		t.Errorf("fedpub weights %v: want 3 x 3", m.W)
 	}
 }
+
+func TestFedPubStepInputCountsTheProxy(t *testing.T) {
+	_, _, models, err := ShapeUploads(8, 3, 4, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := ProxyGraph(1, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params int64
+	for _, m := range models {
+		for _, p := range m.Params() {
+			params += int64(len(p.Value)) * 8
+		}
+	}
+	a := proxy.Prop.Matrix()
+	want := params + 500*8*8 + int64(len(a.Indptr)+2*a.NNZ())*8
+	if got := FedPubStep(models, proxy, 3, true).Input; got != want {
+		t.Errorf("input %d bytes, want %d", got, want)
+	}
+	if got := FedPubStep(models, proxy, 3, false).Input; got != 2*4*8 {
+		t.Errorf("client-side input %d bytes, want the 2 embeddings of 4 (%d)", got, 2*4*8)
+	}
+}
