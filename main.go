@@ -32,6 +32,8 @@ Usage:
                                     mean test accuracy per round over seeds: a figure per preset, converged rounds
   fedaux similarity [-preset sbm] [-variants grid] [-seeds N] [-at 1,10,50,100] [-out DIR]
                                     how well each similarity view tracks the ground truth and recovers the groups
+  fedaux servercost [-rounds 50] [-reps 50] [-warm 5] [-out DIR]
+                                    time and peak memory of the server's similarity step: FedAux, FED-PUB, GCFL
   fedaux version                    the version and the commit the binary was built from
 
 Run 'fedaux run -h' for the flags.
@@ -68,6 +70,8 @@ func main() {
 		err = convergenceCmd(args, os.Stdout, os.Stderr)
 	case "scenario":
 		err = scenarioCmd(args, os.Stdout, os.Stderr)
+	case "servercost":
+		err = serverCostCmd(args, os.Stdout, os.Stderr)
 	case "version", "-version", "--version":
 		fmt.Println("fedaux", presets.Version)
 	case "-h", "-help", "--help", "help":

@@ -98,8 +98,7 @@ func (e *Engine) ensureProxy(sigs []Source) error {
 	if e.proxy != nil || !slices.Contains(sigs, SourceFunctional) {
 		return nil
 	}
-	// FED-PUB: 5 disconnected Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
-	proxy, err := proxyGraph(stream(e.cfg.Seed, "proxy", 0), 5, 100, 0.1, e.data.NumFeatures)
+	proxy, err := ProxyGraph(e.cfg.Seed, e.data.NumFeatures)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}

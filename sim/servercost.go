@@ -1,0 +1,254 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedaux/fedaux/gnn"
+)
+
+// A ServerStep is one strategy's server similarity step on fixed uploads,
+// as spec section 12 ("Server clustering cost") times it: from all
+// uploads present to the K x K mixing weights or the clusters, the
+// mixing itself excluded. Each call of Run redoes the whole step with the
+// same code the engine runs in a round (serverStep), and returns the same
+// Mixing.
+type ServerStep struct {
+	// Method names the step: "fedaux", "fedpub-server" (the K proxy
+	// forwards charged to the server), "fedpub-client" (the forwards left
+	// on the clients, as FED-PUB's code runs them) or "gcfl".
+	Method string
+	// Input is the footprint of the step's input in bytes: the K
+	// signatures (APVs, functional embeddings or dW), or for
+	// "fedpub-server" the K models' parameter values and the proxy graph
+	// (its features and its normalised adjacency).
+	Input int64
+	// Run runs the step once.
+	Run func() Mixing
+}
+
+// serverStep is the server's part of a round between the uploads and the
+// mixing: the similarity view of every signature the updates carry, then
+// the strategy's weights. Engine.Step and the ServerStep functions run it.
+func serverStep(st Strategy, ups []*Update, knobs Knobs, round int) (map[Source][][]float64, Mixing) {
+	vs := views(ups)
+	return vs, st.Mix(&RoundInput{Updates: ups, Views: vs, Knobs: knobs, Round: round})
+}
+
+// signatureUpdates wraps one signature per client as the updates a round
+// would hand the server.
+func signatureUpdates(s Source, sigs [][]float64) []*Update {
+	ups := make([]*Update, len(sigs))
+	for i, v := range sigs {
+		ups[i] = &Update{ID: i, Signatures: map[Source][]float64{s: v}}
+	}
+	return ups
+}
+
+func floatBytes(vs [][]float64) int64 {
+	var n int64
+	for _, v := range vs {
+		n += int64(len(v)) * 8
+	}
+	return n
+}
+
+// APVStep is FedAux's server step (Eq. 3, 4): the cosine of the K APVs
+// and the row softmax with temperature alpha.
+func APVStep(apvs [][]float64, alpha float64) ServerStep {
+	ups := signatureUpdates(SourceAPV, apvs)
+	st := fedAux{source: SourceAPV}
+	return ServerStep{Method: "fedaux", Input: floatBytes(apvs), Run: func() Mixing {
+		_, m := serverStep(st, ups, Knobs{Alpha: alpha}, 1)
+		return m
+	}}
+}
+
+// FedPubStep is FED-PUB's server step with temperature tau. With forwards
+// (the paper's accounting) it runs the K evaluation-mode forwards of the
+// proxy graph and mean-pools them (functionalSignature) before the cosine
+// and the row softmax; without, the embeddings are computed once here, as
+// the clients would upload them, and Run times the cosine and softmax.
+func FedPubStep(models []*gnn.Model, proxy *gnn.Input, tau float64, forwards bool) ServerStep {
+	st := fedPub{tau: tau}
+	embed := func() [][]float64 {
+		sigs := make([][]float64, len(models))
+		for i, m := range models {
+			sigs[i] = functionalSignature(m, *proxy)
+		}
+		return sigs
+	}
+	if !forwards {
+		sigs := embed()
+		ups := signatureUpdates(SourceFunctional, sigs)
+		return ServerStep{Method: "fedpub-client", Input: floatBytes(sigs), Run: func() Mixing {
+			_, m := serverStep(st, ups, Knobs{}, 1)
+			return m
+		}}
+	}
+	input := proxyBytes(proxy)
+	for _, m := range models {
+		for _, p := range m.Params() {
+			input += int64(len(p.Value)) * 8
+		}
+	}
+	return ServerStep{Method: "fedpub-server", Input: input, Run: func() Mixing {
+		_, m := serverStep(st, signatureUpdates(SourceFunctional, embed()), Knobs{}, 1)
+		return m
+	}}
+}
+
+// GCFLStep is GCFL's server step on the K updates dW, with the split
+// forced so that the minimum cut is always measured: the update norms of
+// the one cluster of all clients, the K x K cosine of the dW and the
+// Stoer-Wagner cut of the complete graph (gcfl.Mix after its warm-up,
+// with thresholds that always split). The dW arrive flat (the clients
+// upload theta_end - theta_start as one vector), so there is nothing to
+// flatten.
+func GCFLStep(dw [][]float64) ServerStep {
+	ups := signatureUpdates(SourceUpdate, dw)
+	return ServerStep{Method: "gcfl", Input: floatBytes(dw), Run: func() Mixing {
+		g := forcedGCFL()
+		_, m := serverStep(g, ups, Knobs{}, gcflWarmup+1)
+		return m
+	}}
+}
+
+// forcedGCFL returns a GCFL server in the round after its warm-up whose
+// criterion splits every cluster of three or more clients.
+func forcedGCFL() *gcfl {
+	return &gcfl{eps1: math.Inf(1), eps2: math.Inf(-1), round: gcflWarmup}
+}
+
+// proxyBytes is the footprint of a proxy graph: its dense features and
+// its normalised adjacency in CSR form.
+func proxyBytes(in *gnn.Input) int64 {
+	a := in.Prop.Matrix()
+	n := int64(len(a.Indptr)+len(a.Indices)+len(a.Values)) * 8
+	if in.X.Dense != nil {
+		r, c := in.X.Dense.Dims()
+		n += int64(r*c) * 8
+	}
+	return n
+}
+
+// ProxyGraph builds FED-PUB's proxy graph for a run of the given seed and
+// feature dimension, as the engine does on first use: 5 disconnected
+// Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
+func ProxyGraph(seed uint64, features int) (*gnn.Input, error) {
+	return proxyGraph(stream(seed, "proxy", 0), 5, 100, 0.1, features)
+}
+
+// functionalSignature is FED-PUB's functional embedding of model m: its
+// last GCN layer's pre-ReLU output on the proxy graph in evaluation mode,
+// mean-pooled.
+func functionalSignature(m *gnn.Model, proxy gnn.Input) []float64 {
+	return meanRows(m.EmbedPreReLU(proxy))
+}
+
+// clients returns the engine's in-process clients, in client order.
+func (e *Engine) clients() ([]*Client, error) {
+	out := make([]*Client, len(e.runners))
+	for i, r := range e.runners {
+		c, ok := r.(*Client)
+		if !ok {
+			return nil, fmt.Errorf("sim: client %d runs elsewhere", e.data.Clients[i].ID)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// Uploads returns every client's upload of signature s in the last round
+// (SourceAPV, or SourceUpdate for GCFL's dW), recomputed from its model as
+// the round left it: bit for bit what the round's server received. Call
+// it between rounds, with in-process clients and none absent.
+func (e *Engine) Uploads(s Source) ([][]float64, error) {
+	cs, err := e.clients()
+	if err != nil {
+		return nil, err
+	}
+	if len(e.reports) == 0 {
+		return nil, errors.New("sim: no round has run")
+	}
+	out := make([][]float64, len(cs))
+	for i, c := range cs {
+		switch {
+		case s == SourceUpdate && c.side.Update:
+			out[i] = difference(flattenInto(nil, c.shared), c.start)
+		case s == SourceAPV && c.model.Param("apv") != nil:
+			out[i] = c.signatures([]Source{SourceAPV})[SourceAPV]
+		default:
+			return nil, fmt.Errorf("sim: client %d has no %s upload", c.ID, s)
+		}
+	}
+	return out, nil
+}
+
+// Models returns the in-process clients' models as the last round left
+// them, and FED-PUB's proxy graph (built if no round has used it). The
+// models are the clients' own: use them between rounds only.
+func (e *Engine) Models() ([]*gnn.Model, *gnn.Input, error) {
+	cs, err := e.clients()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.ensureProxy([]Source{SourceFunctional}); err != nil {
+		return nil, nil, err
+	}
+	ms := make([]*gnn.Model, len(cs))
+	for i, c := range cs {
+		ms[i] = c.model
+	}
+	return ms, e.proxy, nil
+}
+
+// ShapeUploads returns stand-in uploads of a dataset's shapes (features,
+// classes) for k clients with hidden width hidden: k APVs, k GCFL updates
+// of a plain GCN's shared parameters and k FED-PUB models, all drawn from
+// seed. Server cost depends only on shapes, so these time the steps of a
+// dataset too large to train (spec section 12).
+func ShapeUploads(features, classes, hidden, k int, seed uint64) (apvs, dw [][]float64, models []*gnn.Model, err error) {
+	cfg := DefaultConfig()
+	cfg.Hidden = hidden
+	base := gnn.Config{InFeatures: features, Hidden: hidden, Layers: cfg.Layers, Classes: classes, Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout}
+	rng := stream(seed, "shape", 0)
+	for i := 0; i < k; i++ {
+		aux := base
+		fedAux{}.Model(&aux)
+		m, err := gnn.NewModel(aux, stream(seed, "shape-aux", i))
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("sim: %w", err)
+		}
+		apvs = append(apvs, normal(rng, len(m.Param("apv").Value)))
+		pub := base
+		fedPub{}.Model(&pub)
+		if m, err = gnn.NewModel(pub, stream(seed, "shape-pub", i)); err != nil {
+			return nil, nil, nil, fmt.Errorf("sim: %w", err)
+		}
+		models = append(models, m)
+		plain := base
+		(&gcfl{}).Model(&plain)
+		if m, err = gnn.NewModel(plain, stream(seed, "shape-gcfl", i)); err != nil {
+			return nil, nil, nil, fmt.Errorf("sim: %w", err)
+		}
+		var n int
+		for _, p := range m.Params() {
+			if (&gcfl{}).Shares(p) {
+				n += len(p.Value)
+			}
+		}
+		dw = append(dw, normal(rng, n))
+	}
+	return apvs, dw, models, nil
+}
+
+func normal(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
