@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/fedaux/fedaux/convergence"
 	"github.com/fedaux/fedaux/sim"
@@ -46,11 +45,7 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := *out
 	if dir == "" {
-		var names []string
-		for _, p := range ps {
-			names = append(names, p.Name)
-		}
-		dir = filepath.Join("runs", "convergence-"+strings.Join(names, "+"))
+		dir = defaultOut("convergence", ps)
 	}
 	opts := convergence.Options{
 		Presets: ps, Env: f.env(), Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,

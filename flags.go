@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
@@ -254,4 +255,14 @@ func flagError(err error) error {
 		return fmt.Errorf("-%s: %s, want %s", flagName(se.Key), se.Value, se.Want)
 	}
 	return err
+}
+
+// defaultOut is a study's output directory when -out is not given:
+// ./runs/KIND-P1+P2... after the scenarios' names.
+func defaultOut(kind string, ps []*presets.Preset) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return filepath.Join("runs", kind+"-"+strings.Join(names, "+"))
 }

@@ -72,11 +72,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := *out
 	if dir == "" {
-		var names []string
-		for _, p := range ps {
-			names = append(names, p.Name)
-		}
-		dir = filepath.Join("runs", "sweep-"+strings.Join(names, "+"))
+		dir = defaultOut("sweep", ps)
 	}
 	opts := sweep.Options{
 		Presets: ps, Env: f.env(), Knobs: knobs, Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,
