@@ -48,27 +48,12 @@ func NewMeanAdj(adj *CSR) (*MeanAdj, error) {
 	return &MeanAdj{m: m, mt: transposeCSR(&m)}, nil
 }
 
-// transposeCSR returns the transpose of a, columns sorted within each row.
+// transposeCSR returns the transpose of a, columns sorted within each row:
+// a's columns, as the GCN layers' cscMatrix stores them.
 func transposeCSR(a *CSR) CSR {
-	t := CSR{Rows: a.Cols, Cols: a.Rows, Indptr: make([]int, a.Cols+1)}
-	t.Indices = make([]int, len(a.Indices))
-	t.Values = make([]float64, len(a.Values))
-	for _, j := range a.Indices {
-		t.Indptr[j+1]++
-	}
-	for j := 0; j < a.Cols; j++ {
-		t.Indptr[j+1] += t.Indptr[j]
-	}
-	next := append([]int(nil), t.Indptr[:a.Cols]...)
-	for i := 0; i < a.Rows; i++ {
-		for k := a.Indptr[i]; k < a.Indptr[i+1]; k++ {
-			j := a.Indices[k]
-			t.Indices[next[j]] = i
-			t.Values[next[j]] = a.Values[k]
-			next[j]++
-		}
-	}
-	return t
+	var t cscMatrix
+	t.build(a)
+	return CSR{Rows: a.Cols, Cols: a.Rows, Indptr: t.ptr, Indices: t.idx, Values: t.val}
 }
 
 // N returns the number of nodes.
