@@ -20,6 +20,13 @@ type ClientAttack struct {
 	// attack-train (how far the model fits what it cannot generalise).
 	AUC      float64 `json:"auc"`
 	TrainAUC float64 `json:"train_auc"`
+	// NoDescriptorAUC is the AUC on attack-test of the same attack
+	// without the descriptor projections (features 0..9 set to 0): what
+	// the upload beside the parameters adds is AUC - NoDescriptorAUC.
+	NoDescriptorAUC float64 `json:"no_descriptor_auc"`
+	// LossAUC is the AUC on attack-test of the loss-threshold attack
+	// (Yeom et al., CSF 2018): the score -loss at T, nothing trained.
+	LossAUC float64 `json:"loss_auc"`
 }
 
 // Attack is one kind of attack (by where its non-members come from) on
@@ -27,9 +34,11 @@ type ClientAttack struct {
 type Attack struct {
 	NonMembers NonMembers     `json:"nonmembers"`
 	Clients    []ClientAttack `json:"clients"`
-	// AUC and TrainAUC are the means over clients.
-	AUC      float64 `json:"auc"`
-	TrainAUC float64 `json:"train_auc"`
+	// AUC, TrainAUC, NoDescriptorAUC and LossAUC are the means over clients.
+	AUC             float64 `json:"auc"`
+	TrainAUC        float64 `json:"train_auc"`
+	NoDescriptorAUC float64 `json:"no_descriptor_auc"`
+	LossAUC         float64 `json:"loss_auc"`
 }
 
 // Result is what the attack found on one run: a results record's extra.
@@ -81,8 +90,11 @@ func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoin
 			ca := attackClient(xs[k], members, non, seed, k, nm)
 			ca.ID = c.ID
 			a.Clients = append(a.Clients, ca)
-			a.AUC += ca.AUC / float64(len(d.Clients))
-			a.TrainAUC += ca.TrainAUC / float64(len(d.Clients))
+			n := float64(len(d.Clients))
+			a.AUC += ca.AUC / n
+			a.TrainAUC += ca.TrainAUC / n
+			a.NoDescriptorAUC += ca.NoDescriptorAUC / n
+			a.LossAUC += ca.LossAUC / n
 		}
 		res.Attacks = append(res.Attacks, a)
 	}
@@ -91,7 +103,8 @@ func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoin
 
 // attackClient splits the members (rows of x) and the non-members each
 // in two at random, trains the attack model on the first halves,
-// z-scored with their statistics, and scores both halves.
+// z-scored with their statistics, and scores both halves; then the same
+// without the descriptor projections, and the loss threshold.
 func attackClient(x [][]float64, members, non []int, seed uint64, k int, nm NonMembers) ClientAttack {
 	split := stream(seed, "split/"+nm.String(), k)
 	var trainX, testX [][]float64
@@ -111,11 +124,26 @@ func attackClient(x [][]float64, members, non []int, seed uint64, k int, nm NonM
 			}
 		}
 	}
+	loss := make([]float64, len(testX))
+	for i, r := range testX {
+		loss[i] = -r[2*Checkpoints-1] // the cross-entropy at T
+	}
 	standardize(trainX, testX)
 	m, _ := trainAttack(trainX, trainY, stream(seed, "attack/"+nm.String(), k), attackEpochs)
-	return ClientAttack{
+	ca := ClientAttack{
 		Members: len(members), NonMembers: len(non), Train: len(trainX), Test: len(testX),
 		AUC:      AUC(m.forward(testX), testY),
 		TrainAUC: AUC(m.forward(trainX), trainY),
+		LossAUC:  AUC(loss, testY),
 	}
+	for _, set := range [][][]float64{trainX, testX} {
+		for _, r := range set {
+			clear(r[:Checkpoints])
+		}
+	}
+	// The same initialisation: a paired comparison, and without a
+	// descriptor (projections 0, constant) the very same attack.
+	m, _ = trainAttack(trainX, trainY, stream(seed, "attack/"+nm.String(), k), attackEpochs)
+	ca.NoDescriptorAUC = AUC(m.forward(testX), testY)
+	return ca
 }

@@ -77,13 +77,15 @@ func Rows(opts *Options, cells []*study.Cell, store *study.Store) ([]Row, error)
 	return rows, nil
 }
 
-// AUCs returns each seed's attack AUC (the mean over clients) of kind
-// nm, and the attack-train AUCs.
-func (r *Row) AUCs(nm NonMembers) (test, train []float64) {
+// AUCs returns each seed's AUCs (means over clients) of the attacks of
+// kind nm: the attack's on attack-test and on attack-train, without the
+// descriptor projections, and the loss threshold's.
+func (r *Row) AUCs(nm NonMembers) (test, train, noDesc, loss []float64) {
 	for _, a := range r.Attacks[nm] {
 		test, train = append(test, a.AUC), append(train, a.TrainAUC)
+		noDesc, loss = append(noDesc, a.NoDescriptorAUC), append(loss, a.LossAUC)
 	}
-	return test, train
+	return test, train, noDesc, loss
 }
 
 // markdown writes the report: per preset, a table of the attack AUC of
@@ -104,7 +106,10 @@ func markdown(w io.Writer, opts *Options, rows []Row) error {
 		"its cross-entropy at each t_r, the top-3 softmax probabilities and the entropy at T, ||h_v|| and cos(h_v, APV) at T. "+
 		"One MLP per client (26 → 64 ReLU → 1, BCE, Adam lr 1e-3 wd 1e-4, 300 full-batch epochs) trained on half of each class, "+
 		"ROC-AUC (Mann–Whitney, ties 1/2) on the other half, averaged over clients; mean ± std (population) over seeds %d..%d, "+
-		"which set the run, the candidates, the split and the attack's initialisation. 0.5 is chance.\n\n",
+		"which set the run, the candidates, the split and the attack's initialisation. 0.5 is chance. "+
+		"Beside it: the same attack without the descriptor projections (what the upload beside the parameters adds is the difference), "+
+		"the loss-threshold attack (score -loss at T, nothing trained), the attack's AUC on its own training half, "+
+		"and the attack with the other kind of non-members.\n\n",
 		nm.describe(), opts.Seed, opts.Seed+uint64(opts.Seeds)-1)
 	presetsDone := map[string]bool{}
 	for _, r := range rows {
@@ -113,8 +118,8 @@ func markdown(w io.Writer, opts *Options, rows []Row) error {
 		}
 		presetsDone[r.Preset] = true
 		fmt.Fprintf(w, "## %s\n\n", r.Preset)
-		fmt.Fprintf(w, "| algorithm | descriptor | seeds | test acc. (%%) | attack AUC | paper | attack-train AUC | AUC, non-members: %s |\n", other)
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+		fmt.Fprintf(w, "| algorithm | descriptor | seeds | test acc. (%%) | attack AUC | paper | without descriptor | loss threshold | attack-train AUC | AUC, non-members: %s |\n", other)
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 		for _, q := range rows {
 			if q.Preset != r.Preset {
 				continue
@@ -124,13 +129,14 @@ func markdown(w io.Writer, opts *Options, rows []Row) error {
 				paper = fmt.Sprintf("%.2f", v)
 			}
 			if len(q.Seeds) == 0 {
-				fmt.Fprintf(w, "| %s | | 0 of %d | n/a | n/a | %s | n/a | n/a |\n", q.Algo, opts.Seeds, paper)
+				fmt.Fprintf(w, "| %s | | 0 of %d | n/a | n/a | %s | n/a | n/a | n/a | n/a |\n", q.Algo, opts.Seeds, paper)
 				continue
 			}
-			test, train := q.AUCs(nm)
-			alt, _ := q.AUCs(other)
-			fmt.Fprintf(w, "| %s | %s | %d of %d | %s | %s | %s | %s | %s |\n", q.Algo, q.Descriptor, len(q.Seeds), opts.Seeds,
-				meanStd(q.TestAtBestVal, "%.2f"), meanStd(test, "%.3f"), paper, meanStd(train, "%.3f"), meanStd(alt, "%.3f"))
+			test, train, noDesc, loss := q.AUCs(nm)
+			alt, _, _, _ := q.AUCs(other)
+			fmt.Fprintf(w, "| %s | %s | %d of %d | %s | %s | %s | %s | %s | %s | %s |\n", q.Algo, q.Descriptor, len(q.Seeds), opts.Seeds,
+				meanStd(q.TestAtBestVal, "%.2f"), meanStd(test, "%.3f"), paper, meanStd(noDesc, "%.3f"), meanStd(loss, "%.3f"),
+				meanStd(train, "%.3f"), meanStd(alt, "%.3f"))
 		}
 		fmt.Fprintln(w)
 		clientTable(w, rows, r.Preset, nm)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -173,7 +174,8 @@ func (s *stopper) Round(_ *study.Cell, r *sim.RoundReport, _ sim.Summary) {
 
 // TestRun runs a tiny study of every descriptor kind and checks the
 // results (an attack of each kind per run, AUCs in [0, 1] per client,
-// the strategy's descriptor), the report, that a rerun computes nothing,
+// the strategy's descriptor, the attack without descriptor features the
+// same as the attack for FedAvg, which has none, and only there), the report, that a rerun computes nothing,
 // that another worker count and an interruption resumed from its
 // checkpoint give the same attacks, and that a directory holding
 // another study's result of a cell is refused.
@@ -213,20 +215,33 @@ func TestRun(t *testing.T) {
 		if res.Descriptor != want[a] || !slices.Equal(res.Checkpoints, CheckpointRounds(3)) || len(res.Attacks) != 2 {
 			t.Fatalf("%s: descriptor %s, checkpoints %v, %d attacks", a, res.Descriptor, res.Checkpoints, len(res.Attacks))
 		}
+		differ := 0 // clients whose attack without descriptor differs
 		for i, at := range res.Attacks {
 			if at.NonMembers != NonMemberKinds()[i] || len(at.Clients) != 4 {
 				t.Fatalf("%s: attack %d is %v with %d clients", a, i, at.NonMembers, len(at.Clients))
 			}
 			var mean float64
 			for _, c := range at.Clients {
-				if !(c.AUC >= 0 && c.AUC <= 1) || !(c.TrainAUC >= 0 && c.TrainAUC <= 1) || c.Members != c.NonMembers || c.Train+c.Test != 2*c.Members {
+				inUnit := func(x float64) bool { return x >= 0 && x <= 1 }
+				if !inUnit(c.AUC) || !inUnit(c.TrainAUC) || !inUnit(c.NoDescriptorAUC) || !inUnit(c.LossAUC) || c.Members != c.NonMembers || c.Train+c.Test != 2*c.Members {
 					t.Errorf("%s %v client %d: %+v", a, at.NonMembers, c.ID, c)
 				}
 				mean += c.AUC / 4
 			}
+			if a == sim.FedAvg && at.NoDescriptorAUC != at.AUC {
+				t.Errorf("fedavg %v: AUC %v, without descriptor %v: want equal (no descriptor)", at.NonMembers, at.AUC, at.NoDescriptorAUC)
+			}
 			if math.Abs(mean-at.AUC) > 1e-12 {
 				t.Errorf("%s %v: mean AUC %v, clients average %v", a, at.NonMembers, at.AUC, mean)
 			}
+			for _, c := range at.Clients {
+				if c.NoDescriptorAUC != c.AUC {
+					differ++
+				}
+			}
+		}
+		if a != sim.FedAvg && differ == 0 {
+			t.Errorf("%s: the attack without its descriptor is the attack on every client", a)
 		}
 	}
 	md, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
@@ -280,5 +295,30 @@ func TestRun(t *testing.T) {
 	opts.Algos = []sim.Algorithm{sim.FedSagePlus}
 	if _, err := Run(context.Background(), opts); err == nil || !strings.HasPrefix(err.Error(), "privacy: ") {
 		t.Errorf("fedsage_plus: %v, want a privacy error", err)
+	}
+}
+
+// TestAttackClient checks one client's attack on features where the
+// loss at T tells members (low loss) from non-members (row 120 is not a
+// candidate): the split sizes,
+// a perfect loss threshold, an attack that learns it, and the attack
+// without descriptor features (pure noise here) at least as good.
+func TestAttackClient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	x, _ := randomSet(rng, 121, NumFeatures)
+	var members, non []int
+	for i := range 60 {
+		members, non = append(members, i), append(non, 60+i)
+		x[i][2*Checkpoints-1] -= 10
+	}
+	c := attackClient(x, members, non, 1, 0, FromTest)
+	if c.Members != 60 || c.NonMembers != 60 || c.Train != 60 || c.Test != 60 {
+		t.Errorf("sizes %+v, want 60 and 60 candidates, 60 to train, 60 to test", c)
+	}
+	if c.LossAUC != 1 || c.AUC < 0.8 || c.NoDescriptorAUC < 0.9 {
+		t.Errorf("loss threshold %v, attack %v, without descriptor %v: want 1, > 0.8, > 0.9 (ten noise columns fewer)", c.LossAUC, c.AUC, c.NoDescriptorAUC)
+	}
+	if x[0][0] == 0 || x[0][2*Checkpoints-1] > -5 {
+		t.Error("attackClient changed its input")
 	}
 }
