@@ -300,9 +300,9 @@ func TestRun(t *testing.T) {
 
 // TestAttackClient checks one client's attack on features where the
 // loss at T tells members (low loss) from non-members (row 120 is not a
-// candidate): the split sizes,
-// a perfect loss threshold, an attack that learns it, and the attack
-// without descriptor features (pure noise here) at least as good.
+// candidate): the split sizes, a perfect loss threshold, an attack that
+// learns it, and the attack without the descriptor features (pure noise
+// here) at least as good.
 func TestAttackClient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	x, _ := randomSet(rng, 121, NumFeatures)
