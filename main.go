@@ -34,6 +34,8 @@ Usage:
                                     how well each similarity view tracks the ground truth and recovers the groups
   fedaux servercost [-rounds 50] [-reps 50] [-warm 5] [-out DIR]
                                     time and peak memory of the server's similarity step: FedAux, FED-PUB, GCFL
+  fedaux privacy [-preset cora-10] [-algos fedaux,fedavg,fedpub,fedgnn,fedgta] [-seeds 5] [-nonmembers test|other] [-out DIR]
+                                    membership inference attack on the uploads: attack AUC per client, beside the paper's
   fedaux version                    the version and the commit the binary was built from
 
 Run 'fedaux run -h' for the flags.
@@ -72,6 +74,8 @@ func main() {
 		err = scenarioCmd(args, os.Stdout, os.Stderr)
 	case "servercost":
 		err = serverCostCmd(args, os.Stdout, os.Stderr)
+	case "privacy":
+		err = privacyCmd(args, os.Stdout, os.Stderr)
 	case "version", "-version", "--version":
 		fmt.Println("fedaux", presets.Version)
 	case "-h", "-help", "--help", "help":

@@ -28,6 +28,8 @@ type Message struct {
 	Embedding  bool
 	// Alignment asks for the client's alignment (Update.Alignment).
 	Alignment bool
+	// Probe, when not nil, asks for the client's probe (Update.Probe).
+	Probe *ProbeRequest
 }
 
 // Update is what a client reports after a round: its shared parameters,
@@ -41,6 +43,9 @@ type Update struct {
 	// Alignment is |cos(APV, pc1)| after training when asked and the
 	// model has an APV (see WantAlignment); nil otherwise. Display only.
 	Alignment *float64
+	// Probe is the client's probe when asked (see WantProbe); nil
+	// otherwise. For the membership attack only.
+	Probe     *Probe
 	Nodes     int
 	TrainLoss float64
 	ValAcc    float64 // percent
@@ -89,6 +94,10 @@ type Client struct {
 	// client that may train at once; a round borrows one for the model's
 	// activations and gradients. nil: the model keeps its own.
 	scratch chan *gnn.Scratch
+	// probeOn holds the probe targets by graph, probeN their number
+	// (Engine.SetProbeTargets); nil: every node of the client's graph.
+	probeOn []probeGroup
+	probeN  int
 }
 
 // newClient builds client c with a model whose parameters are copied from init.
@@ -226,6 +235,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	for i, v := range up.Shared {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("client %d: parameter entry %d is %v after training", c.ID, i, v)
+		}
+	}
+	if msg.Probe != nil { // last: it overwrites the model's buffers
+		if up.Probe, err = c.probe(msg.Probe.Descriptor, up); err != nil {
+			return nil, err
 		}
 	}
 	return up, nil

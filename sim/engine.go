@@ -34,6 +34,9 @@ type ClientMetrics struct {
 	// Alignment is |cos(APV, pc1)| after the client's training in the
 	// round (see WantAlignment); nil when not asked for or without an APV.
 	Alignment *float64 `json:"alignment,omitempty"`
+	// Probe is the client's probe of the round (see WantProbe); nil when
+	// not asked for. Kept in memory and in checkpoints, not logged.
+	Probe *Probe `json:"-"`
 	// Absent marks a client that missed the round; its metrics are those
 	// of the last round it took part in (its model has not changed since).
 	Absent bool `json:"absent,omitempty"`
@@ -251,8 +254,8 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	start := time.Now()
 	round := len(e.reports) + 1
 	absent := e.drawAbsent(round)
-	sigs, embedding, alignment := e.request()
-	if err := e.ensureProxy(sigs); err != nil {
+	ask := e.request()
+	if err := e.ensureProxy(ask.Signatures); err != nil {
 		e.broken = err
 		return nil, err
 	}
@@ -261,7 +264,6 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
 	}
-	ask := &Message{Signatures: sigs, Embedding: embedding, Alignment: alignment}
 	all, err := e.runClients(ctx, round, ask, absent, remote)
 	if err != nil {
 		e.broken = err
@@ -289,12 +291,12 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	embs := make([][]float64, len(ups))
 	for i, u := range ups {
-		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment})
+		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment, Probe: u.Probe})
 		rep.MeanVal += u.ValAcc / float64(len(ups))
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding
 	}
-	if embedding {
+	if ask.Embedding {
 		rep.GroundTruth = cosineMatrix(embs)
 	}
 	if missing != nil {
@@ -320,7 +322,8 @@ type roundLine struct {
 // the number of workers or on scheduling. Clients marked in absent (nil:
 // none) are not run, and a client that fails with ErrUnavailable counts
 // as absent: their updates are nil. ask says what the clients report
-// beside their parameters (Message.Signatures and Embedding); remote (nil:
+// beside their parameters (Message.Signatures, Embedding, Alignment and
+// Probe); remote (nil:
 // none) holds each client's relayed expansion (FedGNN).
 func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent []bool, remote []*Remote) ([]*Update, error) {
 	k := len(e.runners)
@@ -335,7 +338,7 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding, Alignment: ask.Alignment}
+				msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding, Alignment: ask.Alignment, Probe: ask.Probe}
 				if e.pending != nil && e.pending[i] != nil {
 					msg.Shared = e.pending[i].Shared
 				}

@@ -57,6 +57,7 @@ type cutTags struct {
 	edges    []taggedCut // every cut edge, in graphio's order
 	wants    []NodeTag   // the distinct remote tags, sorted
 	keep     []float64   // the client's shared parameters while Boundary runs
+	sent     [][]float64 // the embeddings of the last Boundary (probes read them)
 }
 
 // taggedCut is a cut edge with its remote end signed.
@@ -130,6 +131,7 @@ func (c *Client) Boundary(ctx context.Context, msg *Message) (*Boundary, error) 
 	for _, u := range c.cut.boundary {
 		b.Embeddings = append(b.Embeddings, append([]float64(nil), h1.RawRowView(u)...))
 	}
+	c.cut.sent = b.Embeddings
 	return b, nil
 }
 

@@ -196,7 +196,7 @@ func (e *Engine) fillAbsent(rep *RoundReport, ups []*Update) {
 		if prev != nil && i < len(prev.Clients) {
 			c = prev.Clients[i]
 		}
-		c.Absent = true
+		c.Absent, c.Probe = true, nil // no probe of a round missed
 		clients[i] = c
 	}
 	rep.Clients = clients

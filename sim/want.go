@@ -20,8 +20,9 @@ func (w wantSet) has(name string) bool { return w.all || slices.Contains(w.names
 // Want tells the engine which of a round's optional matrices its readers
 // read, from the next round on: names are matrix names (Matrix.Name: a
 // similarity source such as "pc1" or "functional", or MatrixGroundTruth),
-// WantAlignment for the clients' alignment (not a matrix), or WantAll for
-// every matrix (not the alignment). Each call replaces the set of the last; an
+// WantAlignment for the clients' alignment and WantProbe for their probes
+// (not matrices), or WantAll for every matrix (not the alignment nor the
+// probes). Each call replaces the set of the last; an
 // engine starts wanting none. Whatever is wanted, a round computes the
 // similarity its strategy derives the weights from, the weights, and the
 // ground truth when the engine has a run log (the log writes it); a view
@@ -70,9 +71,10 @@ type viewUser interface {
 }
 
 // request returns what the clients report in the next round beside their
-// parameters: the signatures the strategy uses or a reader wants, and
-// whether their mean embeddings (the ground truth) are wanted.
-func (e *Engine) request() (sigs []Source, embedding, alignment bool) {
+// parameters, as the fields of a message: the signatures the strategy
+// uses or a reader wants, and whether their mean embeddings (the ground
+// truth), their alignment and their probe are wanted.
+func (e *Engine) request() *Message {
 	e.wantMu.Lock()
 	w := e.want
 	e.wantMu.Unlock()
@@ -80,6 +82,7 @@ func (e *Engine) request() (sigs []Source, embedding, alignment bool) {
 	if u, ok := e.strategy.(viewUser); ok {
 		uses = u.Uses()
 	}
+	var sigs []Source
 	for _, s := range e.sources() {
 		if s == SourceUpdate {
 			continue // the client side of GCFL reports it anyway
@@ -88,7 +91,15 @@ func (e *Engine) request() (sigs []Source, embedding, alignment bool) {
 			sigs = append(sigs, s)
 		}
 	}
-	return sigs, e.log != nil || w.has(MatrixGroundTruth), e.kernel && slices.Contains(w.names, WantAlignment)
+	ask := &Message{
+		Signatures: sigs,
+		Embedding:  e.log != nil || w.has(MatrixGroundTruth),
+		Alignment:  e.kernel && slices.Contains(w.names, WantAlignment),
+	}
+	if slices.Contains(w.names, WantProbe) {
+		ask.Probe = &ProbeRequest{Descriptor: e.descriptor()}
+	}
+	return ask
 }
 
 // ensureProxy gives the in-process clients FED-PUB's proxy graph when the

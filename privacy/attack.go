@@ -1,0 +1,149 @@
+package privacy
+
+import (
+	"fmt"
+
+	"github.com/fedaux/fedaux/sim"
+)
+
+// ClientAttack is the attack on one client.
+type ClientAttack struct {
+	ID int `json:"id"`
+	// Members and NonMembers count the candidates of each class; Train
+	// and Test the attack-train and attack-test sets (half of each class,
+	// the attack-train half rounded down).
+	Members    int `json:"members"`
+	NonMembers int `json:"nonmembers"`
+	Train      int `json:"train"`
+	Test       int `json:"test"`
+	// AUC is the attack's ROC-AUC on attack-test, TrainAUC on
+	// attack-train (how far the model fits what it cannot generalise).
+	AUC      float64 `json:"auc"`
+	TrainAUC float64 `json:"train_auc"`
+	// NoDescriptorAUC is the AUC on attack-test of the same attack
+	// without the descriptor projections (features 0..9 set to 0): what
+	// the upload beside the parameters adds is AUC - NoDescriptorAUC.
+	NoDescriptorAUC float64 `json:"no_descriptor_auc"`
+	// LossAUC is the AUC on attack-test of the loss-threshold attack
+	// (Yeom et al., CSF 2018): the score -loss at T, nothing trained.
+	LossAUC float64 `json:"loss_auc"`
+}
+
+// Attack is one kind of attack (by where its non-members come from) on
+// every client of one run.
+type Attack struct {
+	NonMembers NonMembers     `json:"nonmembers"`
+	Clients    []ClientAttack `json:"clients"`
+	// AUC, TrainAUC, NoDescriptorAUC and LossAUC are the means over clients.
+	AUC             float64 `json:"auc"`
+	TrainAUC        float64 `json:"train_auc"`
+	NoDescriptorAUC float64 `json:"no_descriptor_auc"`
+	LossAUC         float64 `json:"loss_auc"`
+}
+
+// Result is what the attack found on one run: a results record's extra.
+type Result struct {
+	// Descriptor is what the strategy's clients upload that the
+	// attack's projection features read.
+	Descriptor  sim.Descriptor `json:"descriptor"`
+	Checkpoints []int          `json:"checkpoints"`
+	// Attacks holds one attack per kind of non-members, in the order of
+	// NonMemberKinds.
+	Attacks []Attack `json:"attacks"`
+}
+
+// Attack returns the attack of kind nm, or nil.
+func (r *Result) Attack(nm NonMembers) *Attack {
+	for i := range r.Attacks {
+		if r.Attacks[i].NonMembers == nm {
+			return &r.Attacks[i]
+		}
+	}
+	return nil
+}
+
+// attackRun runs both attacks on every client of a run from the
+// clients' probes at the checkpoints (probes[r][k]: client k's at
+// checkpoint r), their targets having been cands[k].targets(k).
+func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoints []int, seed uint64) (*Result, error) {
+	res := &Result{Checkpoints: checkpoints}
+	xs := make([][][]float64, len(d.Clients))
+	for k := range d.Clients {
+		ps := make([]*sim.Probe, len(probes))
+		for r := range probes {
+			ps[r] = probes[r][k]
+		}
+		res.Descriptor = ps[0].Descriptor
+		x, err := features(ps)
+		if err != nil {
+			return nil, fmt.Errorf("privacy: client %d: %w", d.Clients[k].ID, err)
+		}
+		if want := 3 * len(cands[k].members); len(x) != want {
+			return nil, fmt.Errorf("privacy: client %d: probes of %d targets, want %d", d.Clients[k].ID, len(x), want)
+		}
+		xs[k] = x
+	}
+	for _, nm := range NonMemberKinds() {
+		a := Attack{NonMembers: nm}
+		for k, c := range d.Clients {
+			members, non := cands[k].rows(nm)
+			ca := attackClient(xs[k], members, non, seed, k, nm)
+			ca.ID = c.ID
+			a.Clients = append(a.Clients, ca)
+			n := float64(len(d.Clients))
+			a.AUC += ca.AUC / n
+			a.TrainAUC += ca.TrainAUC / n
+			a.NoDescriptorAUC += ca.NoDescriptorAUC / n
+			a.LossAUC += ca.LossAUC / n
+		}
+		res.Attacks = append(res.Attacks, a)
+	}
+	return res, nil
+}
+
+// attackClient splits the members (rows of x) and the non-members each
+// in two at random, trains the attack model on the first halves,
+// z-scored with their statistics, and scores both halves; then the same
+// without the descriptor projections, and the loss threshold.
+func attackClient(x [][]float64, members, non []int, seed uint64, k int, nm NonMembers) ClientAttack {
+	split := stream(seed, "split/"+nm.String(), k)
+	var trainX, testX [][]float64
+	var trainY, testY []bool
+	for _, class := range []struct {
+		rows   []int
+		member bool
+	}{{members, true}, {non, false}} {
+		perm := split.Perm(len(class.rows))
+		half := len(class.rows) / 2
+		for i, p := range perm {
+			row := append([]float64(nil), x[class.rows[p]]...)
+			if i < half {
+				trainX, trainY = append(trainX, row), append(trainY, class.member)
+			} else {
+				testX, testY = append(testX, row), append(testY, class.member)
+			}
+		}
+	}
+	loss := make([]float64, len(testX))
+	for i, r := range testX {
+		loss[i] = -r[2*Checkpoints-1] // the cross-entropy at T
+	}
+	standardize(trainX, testX)
+	m, _ := trainAttack(trainX, trainY, stream(seed, "attack/"+nm.String(), k), attackEpochs)
+	ca := ClientAttack{
+		Members: len(members), NonMembers: len(non), Train: len(trainX), Test: len(testX),
+		AUC:      AUC(m.forward(testX), testY),
+		TrainAUC: AUC(m.forward(trainX), trainY),
+		LossAUC:  AUC(loss, testY),
+	}
+	for _, set := range [][][]float64{trainX, testX} {
+		for _, r := range set {
+			clear(r[:Checkpoints])
+		}
+	}
+	// The same initialisation: a paired comparison, and without a
+	// descriptor (projections 0, constant) the very same attack.
+	m, _ = trainAttack(trainX, trainY, stream(seed, "attack/"+nm.String(), k), attackEpochs)
+	ca.NoDescriptorAUC = AUC(m.forward(testX), testY)
+	return ca
+}

@@ -1,0 +1,200 @@
+package privacy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
+)
+
+// Options describe a membership inference study: every algorithm on
+// every preset with every seed, attacked.
+type Options struct {
+	Presets []*presets.Preset
+	Env     presets.Env
+	// Base adjusts each preset's settings (the run flags the user set)
+	// before the algorithm and the seed are set; nil keeps the preset's.
+	Base    func(*sim.Config) error
+	Algos   []sim.Algorithm
+	Seeds   int
+	Seed    uint64 // the first seed: seeds Seed..Seed+Seeds-1
+	Workers int
+	Out     string
+	// NonMembers is the kind of attack the report sets beside the
+	// paper's values; every run computes both (see Result).
+	NonMembers NonMembers
+	// Recorder is told the progress; nil records nothing.
+	Recorder   study.Recorder
+	Interrupts *study.Interrupts
+}
+
+// MarkdownFile is the report a study writes in Out, beside its results.
+const MarkdownFile = "privacy.md"
+
+// LabelPreset is the label naming a cell's preset.
+const LabelPreset = "preset"
+
+// cells returns the study's cells, seed-major.
+func (o *Options) cells() ([]*study.Cell, error) {
+	switch {
+	case len(o.Presets) == 0:
+		return nil, fmt.Errorf("privacy: no preset")
+	case len(o.Algos) == 0:
+		return nil, fmt.Errorf("privacy: no algorithm")
+	case o.Seeds < 1:
+		return nil, fmt.Errorf("privacy: seeds = %d, want >= 1", o.Seeds)
+	}
+	for _, a := range o.Algos {
+		if a == sim.FedSagePlus {
+			return nil, fmt.Errorf("privacy: %s: its clients give no probe (they are not the engine's clients)", a)
+		}
+	}
+	var out []*study.Cell
+	for s := 0; s < o.Seeds; s++ {
+		for _, p := range o.Presets {
+			for _, a := range o.Algos {
+				c := p.Config()
+				if o.Base != nil {
+					if err := o.Base(&c); err != nil {
+						return nil, err
+					}
+				}
+				c.Algo, c.Seed = a, o.Seed+uint64(s)
+				if o.Workers > 0 {
+					c.Workers = o.Workers
+				}
+				if err := c.Validate(); err != nil {
+					return nil, fmt.Errorf("privacy: %s %s: %w", p.Name, a, err)
+				}
+				out = append(out, &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: c,
+					Labels: map[string]string{LabelPreset: p.Name}})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Run runs the cells that opts.Out does not hold (resuming an
+// interrupted one from its checkpoint, whose reports keep the probes
+// taken so far), attacks each run as it finishes, stores the attack in
+// the run's record (Record.Extra, a Result), and writes MarkdownFile
+// after every cell and at the end.
+//
+// In each run the engine probes every client at the checkpoints
+// (CheckpointRounds): its model of the round, the parameters it uploaded
+// after local training, runs in evaluation mode on its members (its
+// training nodes), a sample of its test nodes and a sample of other
+// clients' nodes, drawn for the seed (see drawCandidates and
+// sim.WantProbe).
+func Run(ctx context.Context, opts Options) (study.Stats, error) {
+	cells, err := opts.cells()
+	if err != nil {
+		return study.Stats{}, err
+	}
+	if err := checkStore(opts.Out, cells); err != nil {
+		return study.Stats{}, err
+	}
+	var cands []candidates
+	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
+		Skip: func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
+		Render: func(s *study.Store, _ bool) error {
+			return write(&opts, cells, s)
+		},
+		Runner: func(r *study.Runner) {
+			r.Observe = func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
+				if rep == nil { // a new cell, or one resumed from its checkpoint
+					var err error
+					if cands, err = drawCandidates(e.Data(), c.Config.Seed); err != nil {
+						return fmt.Errorf("%s: %w", c, err)
+					}
+					targets := make([][]sim.NodeRef, len(cands))
+					for k, cd := range cands {
+						targets[k] = cd.targets(k)
+					}
+					if err := e.SetProbeTargets(targets); err != nil {
+						return fmt.Errorf("%s: %w", c, err)
+					}
+				}
+				if slices.Contains(CheckpointRounds(c.Config.Rounds), e.Round()+1) {
+					e.Want(sim.WantProbe)
+				} else {
+					e.Want()
+				}
+				return nil
+			}
+			r.Finish = func(c *study.Cell, e *sim.Engine, _ *presets.Scenario, rec *study.Record) error {
+				res, err := attack(e, cands, c.Config.Seed)
+				if err != nil {
+					return fmt.Errorf("%s: %w", c, err)
+				}
+				return study.SetExtra(rec, res)
+			}
+		}}
+	st, _, err := d.Run(ctx, cells)
+	return st, err
+}
+
+// attack runs the attacks on a finished run from the probes its reports
+// hold at the checkpoints.
+func attack(e *sim.Engine, cands []candidates, seed uint64) (*Result, error) {
+	rounds := CheckpointRounds(e.Config().Rounds)
+	reps := e.Reports()
+	probes := make([][]*sim.Probe, len(rounds))
+	for r, t := range rounds {
+		rep := reps[t-1]
+		for _, m := range rep.Clients {
+			if m.Probe == nil {
+				return nil, fmt.Errorf("privacy: client %d has no probe of round %d (absent, or run elsewhere)", m.ID, t)
+			}
+			probes[r] = append(probes[r], m.Probe)
+		}
+	}
+	return attackRun(e.Data(), cands, probes, rounds, seed)
+}
+
+// checkStore refuses an output directory whose results hold a cell of
+// the study without an attack (a run of another study, such as a
+// table): the study would take the run as done and have nothing to report.
+func checkStore(dir string, cells []*study.Cell) error {
+	store, err := study.OpenStore(dir, "")
+	if err != nil {
+		return err
+	}
+	for _, c := range cells {
+		if rec, ok := store.Get(c.Key()); ok && len(rec.Extra) == 0 {
+			return fmt.Errorf("privacy: %s holds a result of %s without an attack (another study's?): use another output directory", dir, c)
+		}
+	}
+	return nil
+}
+
+// Render writes MarkdownFile from the results in opts.Out without
+// running anything.
+func Render(opts Options) error {
+	cells, err := opts.cells()
+	if err != nil {
+		return err
+	}
+	store, err := study.OpenStore(opts.Out, study.ResultsFile)
+	if err != nil {
+		return err
+	}
+	return write(&opts, cells, store)
+}
+
+// write renders the report from the store.
+func write(opts *Options, cells []*study.Cell, store *study.Store) error {
+	rows, err := Rows(opts, cells, store)
+	if err != nil {
+		return err
+	}
+	return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
+		return markdown(w, opts, rows)
+	})
+}
