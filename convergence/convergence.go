@@ -61,29 +61,13 @@ func (o *Options) cells() ([]*study.Cell, error) {
 	case o.Within < 0:
 		return nil, fmt.Errorf("convergence: within = %g, want >= 0", o.Within)
 	}
-	var out []*study.Cell
-	for s := 0; s < o.Seeds; s++ {
-		for _, p := range o.Presets {
-			for _, a := range o.Algos {
-				c := p.Config()
-				if o.Base != nil {
-					if err := o.Base(&c); err != nil {
-						return nil, err
-					}
-				}
-				c.Algo, c.Seed = a, o.Seed+uint64(s)
-				if o.Workers > 0 {
-					c.Workers = o.Workers
-				}
-				if err := c.Validate(); err != nil {
-					return nil, fmt.Errorf("convergence: %s %s: %w", p.Name, a, err)
-				}
-				out = append(out, &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: c,
-					Labels: map[string]string{LabelPreset: p.Name}})
-			}
-		}
+	g := study.Grid{Presets: o.Presets, Env: o.Env, Base: o.Base, Algos: o.Algos, Seeds: o.Seeds, Seed: o.Seed,
+		Workers: o.Workers, Label: LabelPreset}
+	cells, err := g.Cells()
+	if err != nil {
+		return nil, fmt.Errorf("convergence: %w", err)
 	}
-	return out, nil
+	return cells, nil
 }
 
 // Run copies from opts.Reuse the results of cells that opts.Out lacks,

@@ -55,29 +55,13 @@ func (o *Options) cells() ([]*study.Cell, error) {
 			return nil, fmt.Errorf("privacy: %s: its clients give no probe (they are not the engine's clients)", a)
 		}
 	}
-	var out []*study.Cell
-	for s := 0; s < o.Seeds; s++ {
-		for _, p := range o.Presets {
-			for _, a := range o.Algos {
-				c := p.Config()
-				if o.Base != nil {
-					if err := o.Base(&c); err != nil {
-						return nil, err
-					}
-				}
-				c.Algo, c.Seed = a, o.Seed+uint64(s)
-				if o.Workers > 0 {
-					c.Workers = o.Workers
-				}
-				if err := c.Validate(); err != nil {
-					return nil, fmt.Errorf("privacy: %s %s: %w", p.Name, a, err)
-				}
-				out = append(out, &study.Cell{Scenario: p, Partition: p.ResolvePartition(o.Env), Config: c,
-					Labels: map[string]string{LabelPreset: p.Name}})
-			}
-		}
+	g := study.Grid{Presets: o.Presets, Env: o.Env, Base: o.Base, Algos: o.Algos, Seeds: o.Seeds, Seed: o.Seed,
+		Workers: o.Workers, Label: LabelPreset}
+	cells, err := g.Cells()
+	if err != nil {
+		return nil, fmt.Errorf("privacy: %w", err)
 	}
-	return out, nil
+	return cells, nil
 }
 
 // Run runs the cells that opts.Out does not hold (resuming an

@@ -56,3 +56,47 @@ func (c *Cell) String() string {
 // LabelVariant is the label naming a cell's variant of the base settings
 // (a sweep's combination, a similarity variant).
 const LabelVariant = "variant"
+
+// A Grid is every algorithm on every preset with every seed: the runs of
+// a study whose rows are presets (convergence, privacy).
+type Grid struct {
+	Presets []*presets.Preset
+	Env     presets.Env
+	// Base adjusts each preset's settings (the run flags the user set)
+	// before the algorithm and the seed are set; nil keeps the preset's.
+	Base    func(*sim.Config) error
+	Algos   []sim.Algorithm
+	Seeds   int
+	Seed    uint64 // the first seed: seeds Seed..Seed+Seeds-1
+	Workers int    // when positive, every run's workers
+	// Label is the label that names each cell's preset.
+	Label string
+}
+
+// Cells returns the grid's cells, seed-major, then preset, then
+// algorithm, each run's settings validated.
+func (g *Grid) Cells() ([]*Cell, error) {
+	var out []*Cell
+	for s := 0; s < g.Seeds; s++ {
+		for _, p := range g.Presets {
+			for _, a := range g.Algos {
+				c := p.Config()
+				if g.Base != nil {
+					if err := g.Base(&c); err != nil {
+						return nil, err
+					}
+				}
+				c.Algo, c.Seed = a, g.Seed+uint64(s)
+				if g.Workers > 0 {
+					c.Workers = g.Workers
+				}
+				if err := c.Validate(); err != nil {
+					return nil, fmt.Errorf("%s %s: %w", p.Name, a, err)
+				}
+				out = append(out, &Cell{Scenario: p, Partition: p.ResolvePartition(g.Env), Config: c,
+					Labels: map[string]string{g.Label: p.Name}})
+			}
+		}
+	}
+	return out, nil
+}
