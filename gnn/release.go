@@ -48,3 +48,45 @@ func (c *Conv1D) release() {
 func (s *Score) release() {
 	*s = Score{Kind: s.Kind, APV: s.APV}
 }
+
+// Release drops the generator's activation and gradient scratch memory
+// (every part's buffers and the caches their backward passes read); the
+// parameters, their gradients and FGen.Out's attached gradient stay.
+// FedSage+'s clients call it after each generator step: a client's
+// activations of fGen's output layer (N x MaxPred x Width) are then held
+// only while it steps, not for the whole generator phase.
+func (g *NeighGen) Release() {
+	g.Enc.release()
+	g.DGen.release()
+	g.FGen.Release()
+	g.dRelu, g.dn = ReLU{}, buffer{}
+}
+
+// Release drops the generator's activation and gradient scratch memory,
+// as NeighGen.Release.
+func (f *FGen) Release() {
+	f.FC1.release()
+	f.FC2.release()
+	f.Out.release()
+	f.relu1, f.relu2 = ReLU{}, ReLU{}
+	f.drop = Dropout{P: f.drop.P}
+	f.noisy, f.dy, f.y = buffer{}, buffer{}, nil
+}
+
+func (l *SlotLinear) release() {
+	l.h, l.counts, l.rows, l.tile = nil, nil, nil, nil
+	l.out, l.dh = buffer{}, buffer{}
+}
+
+func (m *SAGENet) release() {
+	m.L1.release()
+	m.L2.release()
+	m.relu = ReLU{}
+	m.drop = Dropout{P: m.drop.P}
+	m.h = nil
+}
+
+func (l *SAGE) release() {
+	l.adj, l.x, l.extra = nil, Features{}, nil
+	l.pr, l.pn, l.agg, l.dpn, l.dx, l.de = buffer{}, buffer{}, buffer{}, buffer{}, buffer{}, buffer{}
+}

@@ -72,16 +72,13 @@ type sageGen struct {
 	miss   []float64   // n_i, the hidden neighbours of every impaired node
 	trMiss []int       // n_i of the training nodes
 	xmiss  *mat.Dense  // X^miss of the training nodes, |train| x MaxPred*d
-
-	scratch *sageScratch // lent with the client's requests
-	dxg     *mat.Dense   // dL/dx~, Nimp x MaxPred*d
 }
 
 // sageScratch is the working memory another client uses to answer this
 // client's request: a replica of fGen_k (k's weights and gradients, its
 // own activations) and the answer's matrices. Answers to one request run
-// one after the other, so one scratch per requester suffices, and reusing
-// it spares a large allocation per answer.
+// one after the other, so one scratch per request suffices, and reusing
+// it spares a large allocation per answer. It lives for one step.
 type sageScratch struct {
 	gen            *gnn.FGen
 	z, target, dxg *mat.Dense
@@ -333,11 +330,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dExtra := c.cls.Backward(dl)
 
 	nImp, cols := xg.Dims()
-	if s.dxg == nil {
-		s.dxg = mat.NewDense(nImp, cols, nil)
-	}
-	dxg := s.dxg
-	dxg.Zero()
+	dxg := mat.NewDense(nImp, cols, nil)
 	for r, a := range src { // L^c reaches the generated features
 		slot := r - firstChild(src, r)
 		copy(dxg.RawRowView(a)[slot*c.feat:(slot+1)*c.feat], dExtra.RawRowView(r))
@@ -353,14 +346,11 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dz.Add(dz, net.DegreesBackward(dn))
 	net.Enc.Backward(dz)
 
-	if s.scratch == nil {
-		r, d := len(s.train), gnn.MaxPred*c.feat
-		s.scratch = &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
-			target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
-	}
-	s.scratch.gen.Out.AttachGrad(grad)
-	defer s.scratch.gen.Out.AttachGrad(nil)
-	cross, used := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: s.scratch,
+	r, d := len(s.train), gnn.MaxPred*c.feat
+	scratch := &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
+		target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
+	scratch.gen.Out.AttachGrad(grad)
+	cross, used := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: scratch,
 		Z: zTrain, Pred: trPred, True: s.trMiss, Scale: sageB / m})
 	total := (sageA*ld + sageB*lf + sageC*lc + sageB*cross) / m
 	if err := c.finite(round, step, total, c.cls.Params()); err != nil {
@@ -385,6 +375,10 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 		s.fopt.Step()
 		s.outOpt.Step(net.FGen.Out.W, grad)
 	}
+	// The step's activations are not read again: drop them, so that only
+	// the clients stepping at once hold them (on CiteSeer fGen's output
+	// alone is 18,515 numbers a node).
+	net.Release()
 	return lc, nil
 }
 

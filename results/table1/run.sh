@@ -2,8 +2,8 @@
 # Table 1 on Cora and CiteSeer, every method of the paper, 3 seeds, on the
 # reference METIS partitions; resumable: run it again and it goes on from
 # the results files here. From the repository root: sh results/table1/run.sh
-# FedSage+ is the one that needs memory: its generators peak at 9.2 GB
-# (RSS) on CiteSeer-10 and 12.4 GB on CiteSeer-20. On a smaller machine run
+# FedSage+ is the one that needs memory: it peaks at 8.2 GB (RSS) on
+# CiteSeer-10 and 11.4 GB on CiteSeer-20. On a smaller machine run
 # the other nine methods first with
 #   -algos local,fedavg,fedprox,fedper,gcfl,fedgnn,fedgta,fedpub,fedaux
 set -eu
