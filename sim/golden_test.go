@@ -31,7 +31,7 @@ var goldenReports = map[Algorithm]string{
 	"local":        "4b1f9f5f35ea6b2e7c459cd8ca7560e2ec40609fa5cd1b81ac94fcbff0223bdb",
 	"fedgta_apv":   "8a56217d8b59b7e735bd8b8ce1aa3c36eaf72c0ef6383369a32a8047882929c2",
 	"fedpub_apv":   "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
-	"fedsage_apv":  "5d5382ec294aee24d1cdb1594993933ce4006f9ba158888c6accf64c06019954",
+	"fedsage_apv":  "375ff17f5f6978e7c25d462153cdbd9cbbfc2d620d1bee52f87fe709619d0ed4",
 }
 
 func reportDigest(t *testing.T, algo Algorithm) string {

@@ -197,6 +197,17 @@ func (fedSageAPV) Name() Algorithm { return FedSageAPV }
 func (fedSageAPV) Model(cfg *gnn.Config) { cfg.Kernel = true }
 func (fedSageAPV) Uses() []Source        { return []Source{SourceAPV} }
 
+// PhaseAPVMix names FedSage+APV's rounds after the generator phase
+// (RoundReport.Phase), where FedSage+ has PhaseFedAvg.
+const PhaseAPVMix = "apv-mix"
+
+func (f fedSageAPV) phase(round int) string {
+	if round <= f.genRounds {
+		return PhaseNeighGen
+	}
+	return PhaseAPVMix
+}
+
 // Mix returns no mixing before round GenRounds and FedAux's weights
 // (with auto alpha when on) from it on.
 func (f fedSageAPV) Mix(in *RoundInput) Mixing {

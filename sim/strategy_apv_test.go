@@ -198,6 +198,9 @@ func TestFedSageAPV(t *testing.T) {
 			}
 			continue
 		}
+		if want := map[bool]string{true: PhaseNeighGen, false: PhaseAPVMix}[rep.Round <= 2]; rep.Phase != want {
+			t.Errorf("round %d: phase %q, want %q", rep.Round, rep.Phase, want)
+		}
 		if !reflect.DeepEqual(rep.Weights, softmaxRows(av, rep.Alpha)) || rep.WeightsFrom != SourceAPV {
 			t.Errorf("round %d: weights are not softmax(alpha * APV cosine)", rep.Round)
 		}
