@@ -23,10 +23,10 @@ import (
 func tableCmd(args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags("table", "", stderr)
 	fs := f.fs
-	kind := fs.String("table", table.Main, "which table: main (Table 1) or ablation (FedAux_hard and FedAvg_mask on 10 clients)")
-	datasets := fs.String("datasets", "", "comma-separated dataset prefixes of the presets (default: the table's; main: cora,citeseer,computer,photo)")
-	clients := fs.String("clients", "", "comma-separated numbers of clients (default: main 5,10,20; ablation 10)")
-	algos := fs.String("algos", "", "comma-separated algorithms (default: main local,fedavg,fedprox,fedper,gcfl,fedgnn,fedgta,fedsage_plus,fedpub,fedaux; ablation fedaux,fedaux_hard,fedavg_mask)")
+	kind := fs.String("table", table.Main, "which table: main (Table 1), ablation (FedAux_hard and FedAvg_mask on 10 clients) or transfer (FED-PUB, FedGTA and FedSage+ beside their +APV variants on 10 clients)")
+	datasets := fs.String("datasets", "", "comma-separated dataset prefixes of the presets (default: the table's; main: cora,citeseer,computer,photo; transfer: cora,citeseer,pubmed,computer)")
+	clients := fs.String("clients", "", "comma-separated numbers of clients (default: main 5,10,20; ablation and transfer 10)")
+	algos := fs.String("algos", "", "comma-separated algorithms (default: main local,fedavg,fedprox,fedper,gcfl,fedgnn,fedgta,fedsage_plus,fedpub,fedaux; ablation fedaux,fedaux_hard,fedavg_mask; transfer fedpub,fedpub_apv,fedgta,fedgta_apv,fedsage_plus,fedsage_apv)")
 	out := fs.String("out", "", "output `dir`: the results files and the Markdown table (default ./runs/table-<table>)")
 	shard := fs.String("shard", "", "run one share of the runs: `I/N` (the runs whose index is I mod N) or auto (from a Slurm job array or a Kubernetes Indexed Job); each shard writes its own results file, and the table is rendered from all of them")
 	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
@@ -39,7 +39,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	dds, dks, das, err := table.Defaults(*kind)
 	if err != nil {
-		return fmt.Errorf("-table: %q, want %s or %s", *kind, table.Main, table.Ablation)
+		return fmt.Errorf("-table: %q, want %s", *kind, strings.Join(table.Kinds(), ", "))
 	}
 	sh, err := study.ParseShard(*shard, *shardCount, os.Getenv)
 	if err != nil {

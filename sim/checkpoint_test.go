@@ -109,8 +109,10 @@ func scenarios() []scenario {
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedaux-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20, 5: 1}})
 	// Spec 8b's baselines: FedGTA's personalised mixing, FedGNN's LDP noise
-	// (the clients' streams) and its expansion with clients missing.
-	for _, algo := range []Algorithm{FedGTA, FedGNN} {
+	// (the clients' streams) and its expansion with clients missing; spec
+	// 12's APV variants of FED-PUB and FedGTA (FedSage+APV's clients are
+	// FedSage+'s: TestFedSagePlusCheckpoint).
+	for _, algo := range []Algorithm{FedGTA, FedGNN, FedPubAPV, FedGTAAPV} {
 		c := smallConfig(algo)
 		c.Rounds = 6
 		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})

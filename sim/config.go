@@ -55,6 +55,9 @@ type Config struct {
 	GTAMoments int
 	GTAType    MomentType
 	GTAEps     float64
+	// GTAAccept is FedGTA+APV's accept set (see GTAAccept); "" means
+	// moments, FedGTA's.
+	GTAAccept GTAAccept
 	// FedGNNExpansion turns on FedGNN's graph expansion through the
 	// server; off, FedGNN is FedAvg with LDP (spec 8b; see fedGNN).
 	FedGNNExpansion bool
@@ -125,13 +128,13 @@ func (c *Config) Validate() error {
 	if err := c.validateGTA(); err != nil {
 		return err
 	}
-	if c.Algo == FedSagePlus && c.layers() != 2 {
-		return &SettingError{"layers", strconv.Itoa(c.Layers), "2 (fedsage_plus's GraphSAGE networks have two layers)"}
+	if c.isSage() && c.layers() != 2 {
+		return &SettingError{"layers", strconv.Itoa(c.Layers), "2 (" + string(c.Algo) + "'s GraphSAGE networks have two layers)"}
 	}
 	if c.GenRounds < 0 {
 		return &SettingError{"gen_rounds", strconv.Itoa(c.GenRounds), ">= 0"}
 	}
-	if c.GenSteps < 1 && c.Algo == FedSagePlus {
+	if c.GenSteps < 1 && c.isSage() {
 		return &SettingError{"gen_steps", strconv.Itoa(c.GenSteps), ">= 1"}
 	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
@@ -140,6 +143,10 @@ func (c *Config) Validate() error {
 	_, err := ParseKernel(string(c.Kernel))
 	return err
 }
+
+// isSage reports whether the algorithm is FedSage+ or FedSage+APV, whose
+// clients are sageClients.
+func (c *Config) isSage() bool { return c.Algo == FedSagePlus || c.Algo == FedSageAPV }
 
 // maxLayers is the deepest GCN a Config may ask for.
 const maxLayers = 3

@@ -41,13 +41,16 @@ type sageClient struct {
 	test   []int
 	edges  bool // the graph has an edge (another client can sample neighbours)
 
-	cls  *gnn.SAGENet
+	cls  sageClassifier
+	head *gnn.SAGEAPVNet // cls when it has the APV head (FedSage+APV); nil otherwise
 	opt  *gnn.Adam
 	gen  *sageGen  // the generator phase's state; nil outside it
 	mend *sageMend // the mended graph; nil before mending
 	rng  *rand.Rand
 	pcg  *rand.PCG
 	up   []float64
+	// apvStart is the APV the client started its last round with (head only).
+	apvStart []float64
 }
 
 // sageGraph is a graph as the GraphSAGE layers read it: the mean
@@ -114,7 +117,12 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 		return nil, err
 	}
 	init := stream(cfg.Seed, "init", 0)
-	sc.cls = gnn.NewSAGENet("cls", data.NumFeatures, cfg.Hidden, data.NumClasses, cfg.Dropout, init)
+	net := gnn.NewSAGENet("cls", data.NumFeatures, cfg.Hidden, data.NumClasses, cfg.Dropout, init)
+	sc.cls = plainSAGE{net}
+	if cfg.Algo == FedSageAPV {
+		sc.head = newSageHead(net, cfg, g.N(), len(data.Clients))
+		sc.cls = sc.head
+	}
 	sc.opt = gnn.NewAdam(sc.cls.Params(), cfg.LR, cfg.WD)
 	if cfg.GenRounds > 0 {
 		net := gnn.NewNeighGen(data.NumFeatures, cfg.Hidden, cfg.Dropout, init)
@@ -209,6 +217,10 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if msg.Shared != nil {
 		c.load(msg.Shared)
 	}
+	if c.head != nil {
+		c.head.SetSigma(msg.Sigma)
+		c.apvStart = append(c.apvStart[:0], c.head.Score.APV.Value...)
+	}
 	var loss float64
 	var err error
 	inGen := c.gen != nil && msg.Round <= c.genRounds
@@ -233,13 +245,19 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 		}
 	}
 	g := c.graph()
-	logits := c.cls.Forward(g.adj, g.x, g.extra, false, nil)
+	logits, err := c.cls.Forward(g.adj, g.x, g.extra, false, nil)
+	if err != nil {
+		return nil, fmt.Errorf("client %d: %w", c.ID, err)
+	}
 	n := len(c.labels)
 	up := &Update{
 		ID: c.ID, Nodes: n, TrainLoss: loss,
 		ValAcc:    accuracy(logits, c.labels, c.val),
 		TestAcc:   accuracy(logits, c.labels, c.test),
 		Embedding: meanRows(sageRowsOf(c.cls.Hidden(), n)),
+	}
+	if c.head != nil {
+		c.headSignatures(msg, up)
 	}
 	if inGen && msg.Round == c.genRounds {
 		if err := c.mendGraph(); err != nil {
@@ -281,7 +299,10 @@ func (c *sageClient) load(v []float64) {
 func (c *sageClient) classifierStep(round, step int) (float64, error) {
 	g := c.graph()
 	zeroGrads(c.cls.Params())
-	logits := c.cls.Forward(g.adj, g.x, g.extra, true, c.rng)
+	logits, err := c.cls.Forward(g.adj, g.x, g.extra, true, c.rng)
+	if err != nil {
+		return 0, err
+	}
 	r, k := logits.Dims()
 	dl := mat.NewDense(r, k, nil)
 	loss := gnn.SoftmaxCrossEntropy(logits, g.labels, c.train, dl)
@@ -322,7 +343,10 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	logits := c.cls.Forward(mended.adj, mended.x, mended.extra, true, c.rng)
+	logits, err := c.cls.Forward(mended.adj, mended.x, mended.extra, true, c.rng)
+	if err != nil {
+		return 0, err
+	}
 	rows, classes := logits.Dims()
 	dl := mat.NewDense(rows, classes, nil)
 	lc := gnn.SoftmaxCrossEntropy(logits, mended.labels, s.train, dl)

@@ -184,19 +184,24 @@ func applyRow(a *gnn.MeanAdj, i int, x []float64) float64 {
 	return out.At(i, 0)
 }
 
-// TestFedSagePlusDeterministicAcrossWorkers runs across the phase
-// boundary with 1, 2 and 5 workers.
+// TestFedSagePlusDeterministicAcrossWorkers runs FedSage+ and
+// FedSage+APV across the phase boundary with 1, 2 and 5 workers, wanting
+// every matrix.
 func TestFedSagePlusDeterministicAcrossWorkers(t *testing.T) {
-	var runs [][]RoundReport
-	for _, w := range []int{1, 2, 5} {
-		c := sageConfig(2, 4)
-		c.Workers = w
-		runs = append(runs, stripTimes(runEngine(t, c, smallData(t, 7)).Reports()))
-	}
-	for i := 1; i < len(runs); i++ {
-		if !reflect.DeepEqual(runs[0], runs[i]) {
-			t.Fatal("reports differ between worker counts")
-		}
+	for _, algo := range []Algorithm{FedSagePlus, FedSageAPV} {
+		t.Run(string(algo), func(t *testing.T) {
+			var runs [][]RoundReport
+			for _, w := range []int{1, 2, 5} {
+				c := sageConfig(2, 4)
+				c.Algo, c.Workers = algo, w
+				runs = append(runs, stripTimes(runEngine(t, c, smallData(t, 7), WantAll).Reports()))
+			}
+			for i := 1; i < len(runs); i++ {
+				if !reflect.DeepEqual(runs[0], runs[i]) {
+					t.Fatal("reports differ between worker counts")
+				}
+			}
+		})
 	}
 }
 
@@ -204,13 +209,18 @@ func TestFedSagePlusDeterministicAcrossWorkers(t *testing.T) {
 // last round (just after mending) and after it, resumes with another
 // worker count, and compares with an uninterrupted run.
 func TestFedSagePlusCheckpoint(t *testing.T) {
+	for _, algo := range []Algorithm{FedSagePlus, FedSageAPV} {
+		t.Run(string(algo), func(t *testing.T) { sageCheckpoint(t, algo) })
+	}
+}
+
+func sageCheckpoint(t *testing.T, algo Algorithm) {
 	c := sageConfig(2, 4)
-	s := scenario{name: "fedsage_plus", cfg: c}
+	c.Algo = algo
+	s := scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}}
 	dir := t.TempDir()
 	ref := s.engine(t, 2, nil) // no log: a log would add the ground-truth view to every round
-	if _, err := ref.Run(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	s.runTo(t, ref, c.Rounds)
 	for _, at := range []int{1, 2, 3} {
 		ck := filepath.Join(dir, "run.ckpt")
 		a := s.engine(t, 1, nil)
@@ -223,9 +233,7 @@ func TestFedSagePlusCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.cfg.Workers = 3
-		if _, err := b.Run(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
+		s.runTo(t, b, c.Rounds)
 		if !reflect.DeepEqual(stripTimes(b.Reports()), stripTimes(ref.Reports())) {
 			t.Errorf("resumed after round %d: reports differ from the uninterrupted run's", at)
 		}

@@ -14,6 +14,7 @@ func TestRoundMatrices(t *testing.T) {
 		FedAux: SourceAPV, FedAvgMask: SourceAPV, FedAuxHard: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
 		FedAvg: "", FedPer: "", FedProx: "", Local: "", FedSagePlus: "",
 		FedGTA: SourceMoments, FedGNN: "",
+		FedPubAPV: SourceAPV, FedGTAAPV: SourceAPV, FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
 	for _, algo := range Algorithms() {
 		c := smallConfig(algo)
@@ -49,20 +50,23 @@ func TestRoundMatrices(t *testing.T) {
 		if algo == GCFL {
 			order = append(order, "update")
 		}
-		if algo == FedGTA {
+		if algo == FedGTA || algo == FedGTAAPV {
 			order = append(order, "moments")
 		}
 		if algo == FedSagePlus { // no signatures; no mixing in a generator round
 			order = nil
 		}
-		if algo != Local && algo != FedSagePlus {
+		if algo == FedSageAPV { // the APV's and pc1; no mixing in a generator round
+			order = []string{"apv", "apv-delta", "pc1"}
+		}
+		if algo != Local && algo != FedSagePlus && algo != FedSageAPV {
 			order = append(order, MatrixWeights)
 		}
 		order = append(order, MatrixGroundTruth)
 		if !slices.Equal(names, order) {
 			t.Errorf("%s: matrices %v, want %v", algo, names, order)
 		}
-		if m, ok := rep.Matrix(MatrixWeights); algo != Local && algo != FedSagePlus && (!ok || m.Kind != KindWeights) {
+		if m, ok := rep.Matrix(MatrixWeights); algo != Local && algo != FedSagePlus && algo != FedSageAPV && (!ok || m.Kind != KindWeights) {
 			t.Errorf("%s: weights matrix %v %v", algo, ok, m.Kind)
 		}
 	}

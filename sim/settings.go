@@ -88,7 +88,7 @@ var settings = []setting{
 	floatSetting("lr", func(c *Config) *float64 { return &c.LR }),
 	floatSetting("wd", func(c *Config) *float64 { return &c.WD }),
 	floatSetting("dropout", func(c *Config) *float64 { return &c.Dropout }),
-	withAlgos(floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), FedAux, FedAuxHard),
+	withAlgos(floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), FedAux, FedAuxHard, FedPubAPV, FedGTAAPV, FedSageAPV),
 	floatSetting("sigma", func(c *Config) *float64 { return &c.Sigma }),
 	{key: "score", get: func(c *Config) string { return c.Score.String() },
 		set: func(c *Config, s string) error {
@@ -124,7 +124,7 @@ var settings = []setting{
 			}
 			return nil
 		}},
-	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), FedAux, FedAuxHard),
+	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), FedAux, FedAuxHard, FedPubAPV, FedSageAPV),
 	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), FedProx),
 	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
 	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), GCFL),
@@ -133,17 +133,19 @@ var settings = []setting{
 		s := intSetting("gta_moments", func(c *Config) *int { return &c.GTAMoments })
 		s.get = func(c *Config) string { return strconv.Itoa(c.gtaMoments()) }
 		return s
-	}(), FedGTA),
+	}(), FedGTA, FedGTAAPV),
 	withAlgos(setting{key: "gta_type", get: func(c *Config) string { return string(c.gtaType()) },
-		set: func(c *Config, s string) (err error) { c.GTAType, err = ParseMomentType(s); return err }}, FedGTA),
-	withAlgos(floatSetting("gta_eps", func(c *Config) *float64 { return &c.GTAEps }), FedGTA),
+		set: func(c *Config, s string) (err error) { c.GTAType, err = ParseMomentType(s); return err }}, FedGTA, FedGTAAPV),
+	withAlgos(floatSetting("gta_eps", func(c *Config) *float64 { return &c.GTAEps }), FedGTA, FedGTAAPV),
+	withAlgos(setting{key: "gta_accept", get: func(c *Config) string { return string(c.gtaAccept()) },
+		set: func(c *Config, s string) (err error) { c.GTAAccept, err = ParseGTAAccept(s); return err }}, FedGTAAPV),
 	withAlgos(setting{key: "fedgnn_expansion", get: func(c *Config) string { return onOff(c.FedGNNExpansion) },
 		set: func(c *Config, s string) (err error) {
 			c.FedGNNExpansion, err = parseOnOff("fedgnn_expansion", s)
 			return err
 		}}, FedGNN),
-	withAlgos(intSetting("gen_rounds", func(c *Config) *int { return &c.GenRounds }), FedSagePlus),
-	withAlgos(intSetting("gen_steps", func(c *Config) *int { return &c.GenSteps }), FedSagePlus),
+	withAlgos(intSetting("gen_rounds", func(c *Config) *int { return &c.GenRounds }), FedSagePlus, FedSageAPV),
+	withAlgos(intSetting("gen_steps", func(c *Config) *int { return &c.GenSteps }), FedSagePlus, FedSageAPV),
 }
 
 func withAlgos(s setting, algos ...Algorithm) setting {
@@ -181,9 +183,9 @@ var docs = map[string]string{
 	"eps1":     "gcfl: a cluster splits when the norm of its mean update is below eps1 ...",
 	"eps2":     "gcfl: ... and its largest update norm above eps2",
 
-	"gta_moments":      "fedgta: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
-	"gta_type":         "fedgta: moments hybrid (raw and central) or origin (raw only)",
-	"gta_eps":          "fedgta: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
+	"gta_moments":      "fedgta, fedgta_apv: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
+	"gta_type":         "fedgta, fedgta_apv: moments hybrid (raw and central) or origin (raw only)",
+	"gta_eps":          "fedgta, fedgta_apv: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
 	"fedgnn_expansion": "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only",
 }
 

@@ -241,12 +241,15 @@ func localDegrees(indptr, indices []int) []float64 {
 	return deg
 }
 
-// validateGTA checks FedGTA's settings.
+// validateGTA checks FedGTA's (and FedGTA+APV's) settings.
 func (c *Config) validateGTA() error {
 	if c.GTAMoments < 0 {
 		return &SettingError{"gta_moments", strconv.Itoa(c.GTAMoments), ">= 1 (or 0 for the default)"}
 	}
 	if _, err := ParseMomentType(string(c.gtaType())); err != nil {
+		return err
+	}
+	if _, err := ParseGTAAccept(string(c.gtaAccept())); err != nil {
 		return err
 	}
 	if math.IsNaN(c.GTAEps) || math.IsInf(c.GTAEps, 0) {

@@ -19,8 +19,8 @@ const (
 )
 
 func init() {
-	docs["gen_rounds"] = "fedsage_plus: rounds of the generator phase (NeighGen and the local classifier), then FedAvg on the mended graphs"
-	docs["gen_steps"] = "fedsage_plus: Adam steps per generator round"
+	docs["gen_rounds"] = "fedsage_plus, fedsage_apv: rounds of the generator phase (NeighGen and the local classifier), then FedAvg (fedsage_apv: APV mixing) on the mended graphs"
+	docs["gen_steps"] = "fedsage_plus, fedsage_apv: Adam steps per generator round"
 }
 
 // fedSagePlus is FedSage+ (Zhang et al., "Subgraph Federated Learning

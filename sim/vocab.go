@@ -25,6 +25,13 @@ const (
 	// FedSagePlus is FedSage+ (spec section 8b): NeighGen rounds, then
 	// FedAvg of a GraphSAGE classifier on the mended graphs.
 	FedSagePlus Algorithm = "fedsage_plus"
+
+	// The APV transferability variants (spec section 12): each baseline
+	// with FedAux's APV head on its client model and the APV similarity
+	// in its server's weights.
+	FedPubAPV  Algorithm = "fedpub_apv"  // FED-PUB+APV: FED-PUB's client + APV head; softmax(alpha * APV cosine) instead of the proxy graph
+	FedGTAAPV  Algorithm = "fedgta_apv"  // FedGTA+APV: GCN + APV head; w_kl proportional to 1[l in S_k] w_l exp(alpha * APV cosine)
+	FedSageAPV Algorithm = "fedsage_apv" // FedSage+APV: NeighGen unchanged; GraphSAGE + APV head, FedAux's mixing instead of FedAvg
 )
 
 // ParseAlgorithm returns the algorithm named s.

@@ -49,12 +49,17 @@ func (e *Engine) Offered() []string {
 }
 
 // sources lists the signatures the engine's clients can report, in
-// Sources order (GCFL's update last).
+// Sources order (GCFL's update last). FedSage+'s clients report none,
+// FedSage+APV's the APV's and pc1 (see sageClient.headSignatures).
 func (e *Engine) sources() []Source {
 	var out []Source
+	_, sage := e.strategy.(runnerBuilder)
 	for _, s := range Sources() {
 		if (s == SourceAPV || s == SourceAPVDelta) && !e.kernel {
 			continue // no APV
+		}
+		if sage && (!e.kernel || s == SourceReadout || s == SourceFunctional) {
+			continue
 		}
 		out = append(out, s)
 	}
@@ -127,7 +132,7 @@ func (e *Engine) ensureProxy(sigs []Source) error {
 // models as the round left them: they are the matrices the round would
 // have computed had they been wanted, bit for bit. It serves a reader
 // that asks too late, as an export of what the console did not show. Call
-// it between rounds, with in-process clients; the clients that missed the
+// it between rounds, with in-process clients (Client or sageClient); the clients that missed the
 // round keep the zero rows and columns of fillAbsent.
 func (e *Engine) Complete(ctx context.Context, names ...string) error {
 	if len(e.reports) == 0 {
@@ -158,14 +163,14 @@ func (e *Engine) Complete(ctx context.Context, names ...string) error {
 		if absent[e.data.Clients[i].ID] {
 			continue
 		}
-		c, ok := r.(*Client)
+		c, ok := r.(lateRunner)
 		if !ok {
 			return fmt.Errorf("sim: client %d runs elsewhere: its round %d signatures cannot be completed", e.data.Clients[i].ID, rep.Round)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		up, err := c.late(sigs, embedding)
+		up, err := c.late(rep.Round, sigs, embedding)
 		if err != nil {
 			return err
 		}
@@ -197,11 +202,17 @@ func (e *Engine) Complete(ctx context.Context, names ...string) error {
 	return nil
 }
 
+// lateRunner is a client whose signatures Complete can compute between
+// rounds: an in-process Client or sageClient.
+type lateRunner interface {
+	late(round int, sigs []Source, embedding bool) (*Update, error)
+}
+
 // late computes, between rounds, the signatures sigs and (with embedding)
-// the mean embedding of the model as its last round left it: the
+// the mean embedding of the model as its last round (round) left it: the
 // evaluation forward pass that ended the round is run again (it draws
 // nothing and reads only the parameters, unchanged since).
-func (c *Client) late(sigs []Source, embedding bool) (*Update, error) {
+func (c *Client) late(_ int, sigs []Source, embedding bool) (*Update, error) {
 	defer c.borrow()()
 	if embedding || slices.Contains(sigs, SourcePC1) {
 		if _, err := c.model.Forward(c.input, false, nil); err != nil {

@@ -17,13 +17,19 @@ import (
 func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	var b strings.Builder
 	title := "Table 1: test accuracy (%)"
-	if o.Kind == Ablation {
+	switch o.Kind {
+	case Ablation:
 		title = "Ablations: test accuracy (%)"
+	case Transfer:
+		title = "transferability of the APV: test accuracy (%)"
 	}
 	fmt.Fprintf(&b, "# FedAux %s\n\n", title)
 	fmt.Fprintf(&b, "Each cell: mean ± std (population) over seeds %d..%d of the mean client test accuracy at the round of best mean validation accuracy (spec section 5); "+
 		"in brackets the FedAux paper's value (Table 1 and ablations, spec section 7) and ours minus the paper's. "+
 		"[n/%d] marks a cell with fewer finished seeds; — a cell not run yet; no data, a preset whose data files are absent.\n\n", o.Seed, o.Seed+uint64(o.Seeds)-1, o.Seeds)
+	if o.Kind == Transfer {
+		b.WriteString(transferNote)
+	}
 	settings := "rounds and epochs as the presets (100 x 1 for Cora and CiteSeer, 200 x 2 for the Amazon sets)"
 	if len(g.cells) > 0 {
 		if ov := o.overrides(g.cells[0].Scenario, g.cells[0].Config.Algo); len(ov) > 0 {
@@ -105,6 +111,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 		}
 		body.WriteString("\n")
 		body.WriteString(o.rankLine(ds, means))
+		body.WriteString(o.gainLine(ds, g, store))
 	}
 	fmt.Fprintf(&b, "Runs finished: %d of %d.\n\n", finished, planned)
 	if len(g.missing) > 0 {

@@ -83,6 +83,7 @@ var displayNames = map[sim.Algorithm]string{
 	"local": "Local", "fedavg": "FedAvg", "fedprox": "FedProx", "fedper": "FedPer", "gcfl": "GCFL",
 	"fedpub": "FED-PUB", "fedaux": "FedAux", "fedaux_hard": "FedAux_hard", "fedavg_mask": "FedAvg_mask",
 	"fedgnn": "FedGNN", "fedgta": "FedGTA", "fedsage_plus": "FedSage+",
+	"fedpub_apv": "FED-PUB+APV", "fedgta_apv": "FedGTA+APV", "fedsage_apv": "FedSage+APV",
 }
 
 func displayName(algo sim.Algorithm) string {

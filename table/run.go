@@ -18,13 +18,20 @@ import (
 const (
 	Main     = "main"     // Table 1: baselines and FedAux
 	Ablation = "ablation" // the ablations on 10 clients
+	// Transfer is the APV's transferability (spec section 12): FED-PUB,
+	// FedGTA and FedSage+ beside their +APV variants on 10 clients.
+	Transfer = "transfer"
 )
+
+// Kinds lists the kinds of table.
+func Kinds() []string { return []string{Main, Ablation, Transfer} }
 
 // Defaults returns the grid of a kind of table: datasets, numbers of
 // clients and algorithms. Main covers the datasets the project ships
 // (PubMed and ogbn-arxiv need files it cannot ship); Ablation covers the
 // paper's ablation datasets, with FedAux itself as the row the ablations
-// are read against.
+// are read against; Transfer covers spec 12's datasets (Cora, PubMed,
+// Amazon-Computer) and CiteSeer, each method followed by its +APV variant.
 func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algorithm, err error) {
 	switch kind {
 	case Main:
@@ -33,8 +40,11 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
 			[]sim.Algorithm{sim.FedAux, sim.FedAuxHard, sim.FedAvgMask}, nil
+	case Transfer:
+		return []string{"cora", "citeseer", "pubmed", "computer"}, []int{10},
+			[]sim.Algorithm{sim.FedPub, sim.FedPubAPV, sim.FedGTA, sim.FedGTAAPV, sim.FedSagePlus, sim.FedSageAPV}, nil
 	}
-	return nil, nil, nil, fmt.Errorf("table: kind %q, want %s or %s", kind, Main, Ablation)
+	return nil, nil, nil, fmt.Errorf("table: kind %q, want %s, %s or %s", kind, Main, Ablation, Transfer)
 }
 
 // Options describe a table run.
@@ -71,8 +81,11 @@ const (
 
 // MarkdownFile returns the Markdown file name of a kind of table.
 func MarkdownFile(kind string) string {
-	if kind == Ablation {
+	switch kind {
+	case Ablation:
 		return "ablation.md"
+	case Transfer:
+		return "transfer.md"
 	}
 	return "table1.md"
 }

@@ -160,6 +160,9 @@ func TestFormatCell(t *testing.T) {
 		{[]float64{80}, 3, "fedavg_mask", "cora", 10, "80.00 ± 0.00 [1/3] (paper 78.98, +1.02)"},
 		{nil, 3, "fedpub", "photo", 20, "— (paper 90.59)"},
 		{[]float64{50}, 1, "fedaux", "tiny", 4, "50.00 ± 0.00"},
+		// The +APV variants have no paper value.
+		{[]float64{81, 83}, 2, "fedgta_apv", "cora", 10, "82.00 ± 1.00"},
+		{nil, 3, "fedsage_apv", "cora", 10, "—"},
 	}
 	for _, tt := range tests {
 		if got := formatCell(tt.accs, tt.seeds, tt.algo, tt.ds, tt.k); got != tt.want {
@@ -224,9 +227,9 @@ func TestPaperMatchesSpec(t *testing.T) {
 	}
 }
 
-// TestDefaults checks the two grids: Table 1's methods, in the paper's
-// order, on four datasets, and the ablations read against FedAux on 10
-// clients.
+// TestDefaults checks the grids: Table 1's methods, in the paper's
+// order, on four datasets, the ablations read against FedAux on 10
+// clients, and each method beside its +APV variant on 10 clients.
 func TestDefaults(t *testing.T) {
 	tests := []struct {
 		kind    string
@@ -235,6 +238,7 @@ func TestDefaults(t *testing.T) {
 	}{
 		{Main, []int{5, 10, 20}, []sim.Algorithm{"local", "fedavg", "fedprox", "fedper", "gcfl", "fedgnn", "fedgta", "fedsage_plus", "fedpub", "fedaux"}},
 		{Ablation, []int{10}, []sim.Algorithm{"fedaux", "fedaux_hard", "fedavg_mask"}},
+		{Transfer, []int{10}, []sim.Algorithm{"fedpub", "fedpub_apv", "fedgta", "fedgta_apv", "fedsage_plus", "fedsage_apv"}},
 	}
 	for _, tt := range tests {
 		ds, clients, algos, err := Defaults(tt.kind)

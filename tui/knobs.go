@@ -79,8 +79,8 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 		note = " (no effect while alpha is automatic)"
 	case name == "partners" && v == 0:
 		note = fmt.Sprintf(": auto alpha off, alpha %s", fmtKnob(m.knobs.Alpha))
-	case name == "partners" && m.cfg.Algo != "fedaux":
-		note = " (only fedaux sets alpha per client)"
+	case name == "partners" && !slices.Contains(sim.AlgorithmSettings(m.cfg.Algo), "partners"):
+		note = fmt.Sprintf(" (%s does not set alpha per client)", m.cfg.Algo)
 	}
 	m.logf(false, "%s %s → %s from round %d%s", name, fmtKnob(from), fmtKnob(v), round, note)
 }

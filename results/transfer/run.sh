@@ -1,0 +1,15 @@
+#!/bin/sh
+# The APV's transferability (spec section 12): FED-PUB, FedGTA and
+# FedSage+ beside their +APV variants, 10 clients, seeds 42..44, on the
+# reference METIS partitions (fedaux table -table transfer: Cora, CiteSeer,
+# PubMed when its file is in the data directory, Amazon-Computer).
+# Resumable: run it again and it goes on from the results files here.
+# From the repository root:
+#   sh results/transfer/run.sh                    # every dataset
+#   sh results/transfer/run.sh -datasets cora     # one column (what ran first)
+# Further flags go to fedaux table (-workers N, -datasets ...). The runs
+# are niced and use one worker, to share the machine; results do not
+# depend on either.
+set -eu
+go build -o /tmp/fedaux-transfer .
+exec nice -n 10 /tmp/fedaux-transfer table -table transfer -seeds 3 -workers 1 -out results/transfer "$@"

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"runtime"
+	"testing"
+)
+
+// goldenReports holds, per algorithm, the SHA-256 of the JSON of the
+// reports (wall-clock times zeroed) of a 4-round run on smallData(7)
+// with smallConfig and 2 local epochs (so that FedProx's proximal term
+// acts) and, for FedSage+, a 2-round generator phase, wanting every
+// matrix: every digit of every
+// metric, similarity and weight. An algorithm added later must leave the
+// others' numbers alone; a deliberate change of an algorithm's numbers
+// updates its line here (and sim.NumericsVersion).
+var goldenReports = map[Algorithm]string{
+	"fedaux":       "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
+	"fedaux_hard":  "c8611f645eaf36044cf6606570c96e7e06bbc636ec2dbbf347c4b350ded551db",
+	"fedavg":       "59df92c84ae96f65aaf96a03c0dec3c6a134a5c03d4b54ce08511facd62fd8db",
+	"fedavg_mask":  "0b8d49024757a564ec125a7ccdbf1d97f38b36a12cd95a7a04ad963a0d8ea034",
+	"fedgnn":       "c49f98ebf943a217c80993d025484f35ffa7a427a7e8e7d404bb758a2a996987",
+	"fedgta":       "3ed35bf2b9ab0f55a3f513517ca4042f179d27ba1714c28fb1c55dba3d8afdf6",
+	"fedper":       "06523702412095a9add8bfdc463afec2d8b9d01fc9095c5f9b3e14e97d275141",
+	"fedprox":      "3a6dfbec88ad808e64304495c306b0c2fabf5caecf6a10f0151e9d4aeaf82062",
+	"fedpub":       "0b1834d1e058b0629232cab6211808def53b6b8dc09b62f8905b0bdecef60fd0",
+	"fedsage_plus": "ee5feedc603c41405855c168a004b6a06ca8f42ba4eeb87da793c22d09be2bb2",
+	"gcfl":         "418f9980af801f8215aaf7bcd45157329bee4f69b37a008ad094d45cb3300d26",
+	"local":        "4b1f9f5f35ea6b2e7c459cd8ca7560e2ec40609fa5cd1b81ac94fcbff0223bdb",
+	"fedgta_apv":   "8a56217d8b59b7e735bd8b8ce1aa3c36eaf72c0ef6383369a32a8047882929c2",
+	"fedpub_apv":   "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
+	"fedsage_apv":  "375ff17f5f6978e7c25d462153cdbd9cbbfc2d620d1bee52f87fe709619d0ed4",
+}
+
+func reportDigest(t *testing.T, algo Algorithm) string {
+	t.Helper()
+	c := smallConfig(algo)
+	c.Workers, c.Epochs, c.GenRounds = 2, 2, 2
+	e := runEngine(t, c, smallData(t, 7), WantAll)
+	b, err := json.Marshal(stripTimes(e.Reports()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// TestGoldenReports checks that every algorithm's numbers are those
+// recorded in goldenReports.
+// The digests are amd64's (math's assembly Exp and Log elsewhere may
+// round differently).
+func TestGoldenReports(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("golden digests are recorded on amd64")
+	}
+	for _, algo := range Algorithms() {
+		t.Run(string(algo), func(t *testing.T) {
+			got := reportDigest(t, algo)
+			want, ok := goldenReports[algo]
+			if !ok {
+				t.Fatalf("no golden digest for %s; its digest is %q", algo, got)
+			}
+			if got != want {
+				t.Errorf("%s: reports digest %s, golden %s", algo, got, want)
+			}
+		})
+	}
+}
+
+// goldenFingerprints holds, per algorithm, the SHA-256 of the
+// Fingerprint of DefaultConfig: result stores key finished runs on it,
+// so a new setting must leave the algorithms that do not read it alone.
+var goldenFingerprints = map[Algorithm]string{
+	"fedaux":       "57414a9850d3edb6dce4bed7dd05b3db75eff8ceab17756c43922c9083d93d1d",
+	"fedaux_hard":  "d39ebfcd76aa177dc3c97cda5035dd6348177e4b31fc829b84000316c7d74465",
+	"fedavg":       "677ac7a19885fde1643d066fc02412fd27c8323bf2799219b79a856d2cb03587",
+	"fedavg_mask":  "66415205cd13e763b75db3cbc191dec394f502294f1c707921c1adb3db095b7b",
+	"fedgnn":       "dfe3c819eec12cca085410262ed1686090f9c2608179ab3084f4aacb0755f4ce",
+	"fedgta":       "18c28114151ba272f7736f00fc852ea61466c36d387005e7584331e78b524f20",
+	"fedper":       "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
+	"fedprox":      "f10fc9fb181b259082e2043ac1d76b542c58243f33192865ec8f5e11156874b7",
+	"fedpub":       "a9694af54556beb625044780fd3c88a2637b44385f070423a4891db976f15317",
+	"fedsage_plus": "74e418e34078907b5cddb55ef34ff40962cbc5af61baac4b6d8dd153bcc8323e",
+	"gcfl":         "6b84b42b3c6c9b952d4ac85d437c727fcbe6cf020b061f024f5a6541d3ac3ce6",
+	"local":        "7c3f2eb66db8b54d62d6f410be2df1a5cb2622f1ceb700eccb0665c1c878565b",
+	"fedgta_apv":   "3cf8d8c003928e3e6d2e3a43ea518938383b126ab4444fdb5d83b049af6c9384",
+	"fedpub_apv":   "78b699492f9af1c73c0908a4cbcae3675ea31a49e5b29b35b627e51763d46bae",
+	"fedsage_apv":  "d7c6ae02dc7489b15d6a202a76181d68b1dc9a274aa48240c8ba4db3c91a004e",
+}
+
+// TestGoldenFingerprints checks every algorithm's default fingerprint
+// against goldenFingerprints.
+func TestGoldenFingerprints(t *testing.T) {
+	for _, algo := range Algorithms() {
+		c := DefaultConfig()
+		c.Algo = algo
+		sum := sha256.Sum256([]byte(c.Fingerprint()))
+		got := hex.EncodeToString(sum[:])
+		want, ok := goldenFingerprints[algo]
+		if !ok {
+			t.Errorf("no golden fingerprint for %s; its digest is %q", algo, got)
+		} else if got != want {
+			t.Errorf("%s: fingerprint %s (digest %s, golden %s)", algo, c.Fingerprint(), got, want)
+		}
+	}
+}
