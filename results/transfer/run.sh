@@ -7,9 +7,9 @@
 # From the repository root:
 #   sh results/transfer/run.sh                    # every dataset
 #   sh results/transfer/run.sh -datasets cora     # one column (what ran first)
-# Further flags go to fedaux table (-workers N, -datasets ...). The runs
-# are niced and use one worker, to share the machine; results do not
-# depend on either.
+# Further flags go to fedaux table (-workers N, -datasets ...); results do
+# not depend on the number of workers.
 set -eu
-go build -o /tmp/fedaux-transfer .
-exec nice -n 10 /tmp/fedaux-transfer table -table transfer -seeds 3 -workers 1 -out results/transfer "$@"
+bin=$(mktemp -d)/fedaux
+go build -buildvcs=auto -o "$bin" .
+exec "$bin" table -table transfer -seeds 3 -out results/transfer "$@"
