@@ -30,6 +30,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output `dir`: the results files and the Markdown table (default ./runs/table-<table>)")
 	shard := fs.String("shard", "", "run one share of the runs: `I/N` (the runs whose index is I mod N) or auto (from a Slurm job array or a Kubernetes Indexed Job); each shard writes its own results file, and the table is rendered from all of them")
 	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
+	reuse := fs.String("reuse", "", "comma-separated `dirs` of other studies (another table, a sweep) whose results of the same runs are copied into -out instead of run again")
 	render := fs.Bool("render", false, "only write the Markdown table from the results files in -out (every shard's), running nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -51,7 +52,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := table.Options{
 		Kind: *kind, Datasets: dds, Clients: dks, Algos: das, Seeds: f.seeds, Seed: first.Seed,
-		Env: f.env(), Out: *out, Shard: sh, Recorder: study.Progress(stderr, "table: "),
+		Env: f.env(), Out: *out, Shard: sh, Reuse: splitList(*reuse), Recorder: study.Progress(stderr, "table: "),
 		Base: func(c *sim.Config) error {
 			applied, err := f.apply(*c)
 			*c = applied

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/fedaux/fedaux/export"
@@ -79,7 +78,7 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	if err != nil {
 		return study.Stats{}, err
 	}
-	if err := reuse(opts.Out, opts.Reuse, cells); err != nil {
+	if err := study.Reuse(opts.Out, study.ResultsFile, opts.Reuse, cells); err != nil {
 		return study.Stats{}, err
 	}
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
@@ -103,40 +102,6 @@ func Render(opts Options) error {
 		return err
 	}
 	return write(&opts, cells, store)
-}
-
-// reuse appends to out's results the records of the cells that out lacks
-// and a directory of dirs holds.
-func reuse(out string, dirs []string, cells []*study.Cell) error {
-	if len(dirs) == 0 {
-		return nil
-	}
-	own, err := study.OpenStore(out, study.ResultsFile)
-	if err != nil {
-		return err
-	}
-	for _, dir := range dirs {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("convergence: reuse %s: not a directory", dir)
-		}
-		other, err := study.OpenStore(dir, "") // read only: never appended to
-		if err != nil {
-			return err
-		}
-		for _, c := range cells {
-			if _, ok := own.Get(c.Key()); ok {
-				continue
-			}
-			if rec, ok := other.Get(c.Key()); ok && len(rec.Test) == c.Config.Rounds {
-				cp := *rec
-				cp.Labels = c.Labels
-				if err := own.Append(&cp); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // A Curve is one algorithm's convergence on one preset.

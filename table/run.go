@@ -71,6 +71,10 @@ type Options struct {
 	// Lookup finds the preset of a cell, or nil (and no error) when there
 	// is none; nil means presets.Get("<dataset>-<clients>").
 	Lookup func(dataset string, clients int) (*presets.Preset, error)
+	// Reuse lists directories of other studies (another table, a sweep)
+	// whose results of the same runs are copied into Out (the shard's
+	// file) instead of being run again. They are only read.
+	Reuse []string
 }
 
 // Labels of a table's cells.
@@ -154,6 +158,15 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	g, err := opts.grid()
 	if err != nil {
 		return study.Stats{}, err
+	}
+	var mine []*study.Cell
+	for i, c := range g.cells {
+		if opts.Shard.Owns(i) {
+			mine = append(mine, c)
+		}
+	}
+	if err := study.Reuse(opts.Out, opts.Shard.File(), opts.Reuse, mine); err != nil {
+		return study.Stats{}, fmt.Errorf("table: %w", err)
 	}
 	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Skip: func(c *study.Cell) bool { return slices.Contains(g.missing, c.Scenario.Name) },

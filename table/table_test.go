@@ -132,6 +132,53 @@ func TestRunResumes(t *testing.T) {
 	}
 }
 
+// TestRunReuses makes a table from another table's runs: the runs they
+// share are copied, not run, and give the same table; a shard copies only
+// its own; a missing directory is an error.
+func TestRunReuses(t *testing.T) {
+	ctx := context.Background()
+	from := t.TempDir()
+	if _, err := Run(ctx, tinyOptions(from, 1)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := tinyOptions(dir, 2)
+	o.Reuse = []string{from}
+	st, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reused != 2 || st.Ran != 2 {
+		t.Fatalf("%+v, want the 2 runs of seed 1 reused and the 2 of seed 2 run", st)
+	}
+	whole := t.TempDir()
+	if _, err := Run(ctx, tinyOptions(whole, 2)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, MarkdownFile(Main)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(whole, MarkdownFile(Main)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("table with reused runs:\n%s\nwant (all run):\n%s", got, want)
+	}
+
+	o = tinyOptions(t.TempDir(), 1)
+	o.Reuse, o.Shard = []string{from}, study.Shard{Index: 1, Count: 2}
+	if st, err := Run(ctx, o); err != nil || st.Mine != 1 || st.Reused != 1 || st.Ran != 0 {
+		t.Errorf("shard 1/2: %+v, %v; want its 1 run reused", st, err)
+	}
+	o = tinyOptions(t.TempDir(), 1)
+	o.Reuse = []string{filepath.Join(from, "none")}
+	if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "none") {
+		t.Errorf("missing reuse directory: %v", err)
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	o := tinyOptions(t.TempDir(), 1)
 	o.Algos = []sim.Algorithm{"fedsgd"}

@@ -1,0 +1,44 @@
+package study
+
+import (
+	"fmt"
+	"os"
+)
+
+// Reuse copies into the results file file of directory out (see
+// OpenStore), for every cell of cells that out does not hold, the record
+// of the same key from the first of dirs that holds one, relabelled with
+// the cell's labels: runs another study already made (a table, a sweep)
+// are not made again. A record must hold every round of the cell's run
+// to be reused. The directories in dirs are only read.
+func Reuse(out, file string, dirs []string, cells []*Cell) error {
+	if len(dirs) == 0 {
+		return nil
+	}
+	own, err := OpenStore(out, file)
+	if err != nil {
+		return err
+	}
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("study: reuse %s: not a directory", dir)
+		}
+		other, err := OpenStore(dir, "") // read only: never appended to
+		if err != nil {
+			return err
+		}
+		for _, c := range cells {
+			if _, ok := own.Get(c.Key()); ok {
+				continue
+			}
+			if rec, ok := other.Get(c.Key()); ok && len(rec.Test) == c.Config.Rounds {
+				cp := *rec
+				cp.Labels = c.Labels
+				if err := own.Append(&cp); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
