@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedaux/fedaux/internal/fdcheck"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,33 +33,10 @@ const (
 // perturbing x in place (and restoring it). Its truncation error is
 // O(h^4), so a step of 1e-4 keeps both truncation and rounding near
 // 1e-12 and the check resolves gradients down to ~1e-6.
-func numGrad(f func() float64, x []float64) []float64 {
-	g := make([]float64, len(x))
-	for i := range x {
-		old := x[i]
-		at := func(k float64) float64 {
-			x[i] = old + k*fdStep
-			return f()
-		}
-		g[i] = (at(-2) - 8*at(-1) + 8*at(1) - at(2)) / (12 * fdStep)
-		x[i] = old
-	}
-	return g
-}
+func numGrad(f func() float64, x []float64) []float64 { return fdcheck.Grad(f, x, fdStep) }
 
 // relErr is the relative error defined above.
-func relErr(a, b []float64) float64 {
-	var d, na, nb float64
-	for i := range a {
-		d += (a[i] - b[i]) * (a[i] - b[i])
-		na += a[i] * a[i]
-		nb += b[i] * b[i]
-	}
-	if na == 0 && nb == 0 {
-		return 0
-	}
-	return math.Sqrt(d) / (math.Sqrt(na) + math.Sqrt(nb))
-}
+func relErr(a, b []float64) float64 { return fdcheck.RelErr(a, b) }
 
 // checkGrad fails t when the analytic gradient of the tensor named name
 // differs from the numerical one.

@@ -4,38 +4,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedaux/fedaux/internal/fdcheck"
 )
 
 // numGrad returns the gradient of f in x by the fourth-order central
 // difference with step h, perturbing x in place and restoring it (as
 // gnn's gradient checks do).
-func numGrad(f func() float64, x []float64, h float64) []float64 {
-	g := make([]float64, len(x))
-	for i := range x {
-		old := x[i]
-		at := func(k float64) float64 {
-			x[i] = old + k*h
-			return f()
-		}
-		g[i] = (at(-2) - 8*at(-1) + 8*at(1) - at(2)) / (12 * h)
-		x[i] = old
-	}
-	return g
-}
+func numGrad(f func() float64, x []float64, h float64) []float64 { return fdcheck.Grad(f, x, h) }
 
 // relErr returns ||a - b|| / (||a|| + ||b||), 0 when both vanish.
-func relErr(a, b []float64) float64 {
-	var d, na, nb float64
-	for i := range a {
-		d += (a[i] - b[i]) * (a[i] - b[i])
-		na += a[i] * a[i]
-		nb += b[i] * b[i]
-	}
-	if na == 0 && nb == 0 {
-		return 0
-	}
-	return math.Sqrt(d) / (math.Sqrt(na) + math.Sqrt(nb))
-}
+func relErr(a, b []float64) float64 { return fdcheck.RelErr(a, b) }
 
 func randomSet(rng *rand.Rand, n, f int) ([][]float64, []bool) {
 	x := make([][]float64, n)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/internal/fdcheck"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -282,33 +283,9 @@ func TestFedSagePlusAnswerGradient(t *testing.T) {
 	}
 }
 
-func numericGrad(f func() float64, x []float64) []float64 {
-	const h = 1e-5
-	g := make([]float64, len(x))
-	for i := range x {
-		old := x[i]
-		x[i] = old + h
-		a := f()
-		x[i] = old - h
-		b := f()
-		x[i] = old
-		g[i] = (a - b) / (2 * h)
-	}
-	return g
-}
+func numericGrad(f func() float64, x []float64) []float64 { return fdcheck.Grad(f, x, 1e-5) }
 
-func relDiff(a, b []float64) float64 {
-	var d, na, nb float64
-	for i := range a {
-		d += (a[i] - b[i]) * (a[i] - b[i])
-		na += a[i] * a[i]
-		nb += b[i] * b[i]
-	}
-	if na == 0 && nb == 0 {
-		return 0
-	}
-	return math.Sqrt(d) / (math.Sqrt(na) + math.Sqrt(nb))
-}
+func relDiff(a, b []float64) float64 { return fdcheck.RelErr(a, b) }
 
 // TestFedSagePlusSettings checks the settings FedSage+ reads and refuses.
 func TestFedSagePlusSettings(t *testing.T) {
