@@ -132,8 +132,9 @@ func (e *Engine) ensureProxy(sigs []Source) error {
 // models as the round left them: they are the matrices the round would
 // have computed had they been wanted, bit for bit. It serves a reader
 // that asks too late, as an export of what the console did not show. Call
-// it between rounds, with in-process clients (Client or sageClient); the clients that missed the
-// round keep the zero rows and columns of fillAbsent.
+// it between rounds, with in-process clients (Client or sageClient); the
+// clients that missed the round keep the zero rows and columns of
+// fillAbsent.
 func (e *Engine) Complete(ctx context.Context, names ...string) error {
 	if len(e.reports) == 0 {
 		return nil
