@@ -50,14 +50,7 @@ const (
 
 // cells returns the study's cells, seed-major.
 func (o *Options) cells() ([]*study.Cell, error) {
-	switch {
-	case len(o.Presets) == 0:
-		return nil, fmt.Errorf("convergence: no preset")
-	case len(o.Algos) == 0:
-		return nil, fmt.Errorf("convergence: no algorithm")
-	case o.Seeds < 1:
-		return nil, fmt.Errorf("convergence: seeds = %d, want >= 1", o.Seeds)
-	case o.Within < 0:
+	if o.Within < 0 {
 		return nil, fmt.Errorf("convergence: within = %g, want >= 0", o.Within)
 	}
 	g := study.Grid{Presets: o.Presets, Env: o.Env, Base: o.Base, Algos: o.Algos, Seeds: o.Seeds, Seed: o.Seed,

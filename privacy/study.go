@@ -42,14 +42,6 @@ const LabelPreset = "preset"
 
 // cells returns the study's cells, seed-major.
 func (o *Options) cells() ([]*study.Cell, error) {
-	switch {
-	case len(o.Presets) == 0:
-		return nil, fmt.Errorf("privacy: no preset")
-	case len(o.Algos) == 0:
-		return nil, fmt.Errorf("privacy: no algorithm")
-	case o.Seeds < 1:
-		return nil, fmt.Errorf("privacy: seeds = %d, want >= 1", o.Seeds)
-	}
 	for _, a := range o.Algos {
 		if a == sim.FedSagePlus {
 			return nil, fmt.Errorf("privacy: %s: its clients give no probe (they are not the engine's clients)", a)

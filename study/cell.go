@@ -74,8 +74,17 @@ type Grid struct {
 }
 
 // Cells returns the grid's cells, seed-major, then preset, then
-// algorithm, each run's settings validated.
+// algorithm, each run's settings validated. A grid without a preset, an
+// algorithm or a seed is an error.
 func (g *Grid) Cells() ([]*Cell, error) {
+	switch {
+	case len(g.Presets) == 0:
+		return nil, fmt.Errorf("no preset")
+	case len(g.Algos) == 0:
+		return nil, fmt.Errorf("no algorithm")
+	case g.Seeds < 1:
+		return nil, fmt.Errorf("seeds = %d, want >= 1", g.Seeds)
+	}
 	var out []*Cell
 	for s := 0; s < g.Seeds; s++ {
 		for _, p := range g.Presets {
