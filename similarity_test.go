@@ -48,11 +48,14 @@ func TestSimilarityCmd(t *testing.T) {
 			if r.Alignment == nil || *r.Alignment < 0 || *r.Alignment > 1 {
 				t.Errorf("alignment record %+v: want a value in [0, 1]", r)
 			}
+			if r.AlignmentInit == nil || *r.AlignmentInit < 0 || *r.AlignmentInit > 1 {
+				t.Errorf("alignment record %+v: want a control in [0, 1]", r)
+			}
 			aligned++
 			n++
 			continue
 		}
-		if r.Alignment != nil {
+		if r.Alignment != nil || r.AlignmentInit != nil {
 			t.Errorf("record %+v: alignment outside its own line", r)
 		}
 		if r.ARI == nil || r.Corr == nil && r.View != "weights" {

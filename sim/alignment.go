@@ -10,16 +10,23 @@ import "math"
 // without an APV have none.
 const WantAlignment = "alignment"
 
-// alignment returns |cos(apv, pc1)|, where pc1 is the unit leading
-// eigenvector of the covariance of the rows of the model's last
-// embeddings (the pc1 signature), and whether the model has an APV. A
-// zero APV has alignment 0.
-func (c *Client) alignment() (float64, bool) {
+// alignment sets up.Alignment to |cos(apv, pc1)|, where pc1 is the unit
+// leading eigenvector of the covariance of the rows of the model's last
+// embeddings (the pc1 signature), and up.AlignmentInit to |cos(apv0,
+// pc1)|, apv0 the APV the run started from; it sets neither when the
+// model has no APV. A zero APV has alignment 0.
+func (c *Client) alignment(up *Update) {
 	apv := c.model.Param("apv")
 	if apv == nil {
-		return 0, false
+		return
 	}
-	return absCosine(apv.Value, leadingEigenvector(c.model.Embeddings())), true
+	setAlignment(up, apv.Value, c.apvInit, leadingEigenvector(c.model.Embeddings()))
+}
+
+// setAlignment sets up's alignment of apv and of apv0 with pc1.
+func setAlignment(up *Update, apv, apv0, pc1 []float64) {
+	a, a0 := absCosine(apv, pc1), absCosine(apv0, pc1)
+	up.Alignment, up.AlignmentInit = &a, &a0
 }
 
 // absCosine returns |cos(a, b)|, 0 when either is zero.

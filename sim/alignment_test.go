@@ -43,8 +43,9 @@ func floats(a, b []float64) float64 {
 }
 
 // TestAlignment checks, for both score variants on a small SBM, that the
-// alignment asked for is in [0, 1] for every client and round, equals a
-// direct computation from the client's embeddings and APV, and that
+// alignment asked for and its control are in [0, 1] for every client and
+// round, equal a direct computation from the client's embeddings and its
+// APV (the control: the APV of a fresh engine's client), and that
 // asking for it changes nothing else of the run; and that it is absent
 // when not asked for, and for a model without an APV.
 func TestAlignment(t *testing.T) {
@@ -58,6 +59,10 @@ func TestAlignment(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.Want(WantAll, WantAlignment)
+			fresh, err := New(c, smallData(t, 7), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for r := 1; r <= c.Rounds; r++ {
 				rep, err := e.Step(context.Background())
 				if err != nil {
@@ -67,9 +72,12 @@ func TestAlignment(t *testing.T) {
 					if m.Alignment == nil {
 						t.Fatalf("round %d client %d: no alignment", r, m.ID)
 					}
-					a := *m.Alignment
-					if !(a >= 0 && a <= 1) {
-						t.Errorf("round %d client %d: alignment %v outside [0, 1]", r, m.ID, a)
+					if m.AlignmentInit == nil {
+						t.Fatalf("round %d client %d: no control alignment", r, m.ID)
+					}
+					a, a0 := *m.Alignment, *m.AlignmentInit
+					if !(a >= 0 && a <= 1 && a0 >= 0 && a0 <= 1) {
+						t.Errorf("round %d client %d: alignment %v, control %v outside [0, 1]", r, m.ID, a, a0)
 					}
 					// The round's evaluation pass again (it draws nothing), as Complete does.
 					cl := e.runners[i].(*Client)
@@ -78,9 +86,13 @@ func TestAlignment(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := directAlignment(t, cl.model.Embeddings(), cl.model.Param("apv").Value)
+					want0 := directAlignment(t, cl.model.Embeddings(), fresh.runners[i].(*Client).model.Param("apv").Value)
 					giveBack()
 					if math.Abs(a-want) > 1e-6 {
 						t.Errorf("round %d client %d: alignment %.9f, direct computation %.9f", r, m.ID, a, want)
+					}
+					if math.Abs(a0-want0) > 1e-6 {
+						t.Errorf("round %d client %d: control alignment %.9f, direct computation %.9f", r, m.ID, a0, want0)
 					}
 				}
 			}
@@ -89,12 +101,13 @@ func TestAlignment(t *testing.T) {
 				got[i].Clients = append([]ClientMetrics(nil), got[i].Clients...)
 				for j := range got[i].Clients {
 					got[i].Clients[j].Alignment = nil
+					got[i].Clients[j].AlignmentInit = nil
 				}
 			}
 			ref := stripTimes(plain.Reports())
 			for i := range ref {
 				for _, m := range ref[i].Clients {
-					if m.Alignment != nil {
+					if m.Alignment != nil || m.AlignmentInit != nil {
 						t.Fatalf("round %d: alignment reported without being asked for", i+1)
 					}
 				}
@@ -106,7 +119,7 @@ func TestAlignment(t *testing.T) {
 	}
 	e := runEngine(t, smallConfig(FedAvg), smallData(t, 7), WantAlignment)
 	for _, m := range e.Reports()[0].Clients {
-		if m.Alignment != nil {
+		if m.Alignment != nil || m.AlignmentInit != nil {
 			t.Fatal("fedavg (no APV) reports an alignment")
 		}
 	}

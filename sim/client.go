@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
@@ -43,6 +44,9 @@ type Update struct {
 	// Alignment is |cos(APV, pc1)| after training when asked and the
 	// model has an APV (see WantAlignment); nil otherwise. Display only.
 	Alignment *float64
+	// AlignmentInit is its control, |cos(APV at the run's start, pc1)|,
+	// set with Alignment.
+	AlignmentInit *float64
 	// Probe is the client's probe when asked (see WantProbe); nil
 	// otherwise. For the membership attack only.
 	Probe     *Probe
@@ -90,6 +94,9 @@ type Client struct {
 	cut    *cutTags   // FedGNN: the client's boundary, signed; nil without expansion
 	// apvStart is the APV the client started its last round with.
 	apvStart []float64
+	// apvInit is the APV the run started from (the initial model's), for
+	// the alignment's control; nil without an APV.
+	apvInit []float64
 	// scratch holds the engine's scratch memory, one gnn.Scratch per
 	// client that may train at once; a round borrows one for the model's
 	// activations and gradients. nil: the model keeps its own.
@@ -132,6 +139,9 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 	}
 	if cl.side.Expansion {
 		cl.cut = signCut(c, cfg.Seed)
+	}
+	if apv := init.Param("apv"); apv != nil {
+		cl.apvInit = slices.Clone(apv.Value)
 	}
 	for _, p := range model.Params() {
 		if st.Shares(p) {
@@ -219,9 +229,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		up.Embedding = meanRows(c.model.Embeddings())
 	}
 	if msg.Alignment { // before the signatures, which may overwrite the embeddings
-		if a, ok := c.alignment(); ok {
-			up.Alignment = &a
-		}
+		c.alignment(up)
 	}
 	up.Signatures = c.signatures(msg.Signatures)
 	if c.side.GTA != nil {

@@ -34,6 +34,9 @@ type ClientMetrics struct {
 	// Alignment is |cos(APV, pc1)| after the client's training in the
 	// round (see WantAlignment); nil when not asked for or without an APV.
 	Alignment *float64 `json:"alignment,omitempty"`
+	// AlignmentInit, set with Alignment, is its control: |cos(APV, pc1)|
+	// with the APV the run started from in place of the trained one.
+	AlignmentInit *float64 `json:"alignment_init,omitempty"`
 	// Probe is the client's probe of the round (see WantProbe); nil when
 	// not asked for. Kept in memory and in checkpoints, not logged.
 	Probe *Probe `json:"-"`
@@ -291,7 +294,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	embs := make([][]float64, len(ups))
 	for i, u := range ups {
-		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment, Probe: u.Probe})
+		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment, AlignmentInit: u.AlignmentInit, Probe: u.Probe})
 		rep.MeanVal += u.ValAcc / float64(len(ups))
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding

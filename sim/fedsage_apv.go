@@ -61,8 +61,7 @@ func (c *sageClient) headSignatures(msg *Message, up *Update) {
 		}
 	}
 	if msg.Alignment {
-		a := absCosine(apv, eigen())
-		up.Alignment = &a
+		setAlignment(up, apv, c.apvInit, eigen())
 	}
 }
 

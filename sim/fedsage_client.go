@@ -51,6 +51,9 @@ type sageClient struct {
 	up   []float64
 	// apvStart is the APV the client started its last round with (head only).
 	apvStart []float64
+	// apvInit is the APV the run started from (head only), for the
+	// alignment's control.
+	apvInit []float64
 }
 
 // sageGraph is a graph as the GraphSAGE layers read it: the mean
@@ -122,6 +125,7 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 	if cfg.Algo == FedSageAPV {
 		sc.head = newSageHead(net, cfg, g.N(), len(data.Clients))
 		sc.cls = sc.head
+		sc.apvInit = slices.Clone(sc.head.Score.APV.Value)
 	}
 	sc.opt = gnn.NewAdam(sc.cls.Params(), cfg.LR, cfg.WD)
 	if cfg.GenRounds > 0 {

@@ -215,6 +215,37 @@ func TestFedSageAPV(t *testing.T) {
 	}
 }
 
+// TestFedSageAPVAlignment checks FedSage+APV's alignment and its control
+// against a direct computation from the head's embeddings, with the APV
+// after the round and the APV the head was built with.
+func TestFedSageAPVAlignment(t *testing.T) {
+	e := sageEngine(t, apvSageConfig(2, 4))
+	e.Want(WantAlignment)
+	var start [][]float64
+	for _, r := range e.runners {
+		start = append(start, slices.Clone(r.(*sageClient).head.Score.APV.Value))
+	}
+	for round := 1; round <= 3; round++ {
+		rep, err := e.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range rep.Clients {
+			if m.Alignment == nil || m.AlignmentInit == nil {
+				t.Fatalf("round %d client %d: alignment %v, control %v", round, m.ID, m.Alignment, m.AlignmentInit)
+			}
+			h := e.runners[i].(*sageClient).head
+			pc1 := leadingEigenvector(h.Hidden())
+			if want := absCosine(h.Score.APV.Value, pc1); math.Abs(*m.Alignment-want) > 1e-9 {
+				t.Errorf("round %d client %d: alignment %v, want %v", round, m.ID, *m.Alignment, want)
+			}
+			if want := absCosine(start[i], pc1); math.Abs(*m.AlignmentInit-want) > 1e-9 {
+				t.Errorf("round %d client %d: control %v, want %v", round, m.ID, *m.AlignmentInit, want)
+			}
+		}
+	}
+}
+
 // TestAPVVariantSettings checks the settings each variant reads (and so
 // its result key), gta_accept's parsing and its place in the
 // fingerprints.

@@ -33,8 +33,11 @@ type Score struct {
 	Across float64  `json:"across"`
 	// Alignment, on the line whose View is AlignmentView (and only
 	// there), is the mean over the round's clients of |cos(APV, pc1)|
-	// (sim.WantAlignment: Theorem 1 measured).
-	Alignment *float64 `json:"alignment,omitempty"`
+	// (sim.WantAlignment: Theorem 1 measured). AlignmentInit, beside it,
+	// is the control: the same mean with the APV the run started from in
+	// place of the trained one.
+	Alignment     *float64 `json:"alignment,omitempty"`
+	AlignmentInit *float64 `json:"alignment_init,omitempty"`
 }
 
 // AlignmentView is the View of the Score line that carries a round's
@@ -163,17 +166,18 @@ func scoreRound(variant string, seed uint64, rep *sim.RoundReport, groups []int)
 		}
 		out = append(out, s)
 	}
-	var sum float64
+	var sum, sum0 float64
 	n := 0
 	for _, c := range rep.Clients {
-		if c.Alignment != nil && !c.Absent {
+		if c.Alignment != nil && c.AlignmentInit != nil && !c.Absent {
 			sum += *c.Alignment
+			sum0 += *c.AlignmentInit
 			n++
 		}
 	}
 	if n > 0 {
-		mean := sum / float64(n)
-		out = append(out, Score{Variant: variant, Seed: seed, Round: rep.Round, View: AlignmentView, Alignment: &mean})
+		mean, mean0 := sum/float64(n), sum0/float64(n)
+		out = append(out, Score{Variant: variant, Seed: seed, Round: rep.Round, View: AlignmentView, Alignment: &mean, AlignmentInit: &mean0})
 	}
 	return out
 }
@@ -260,18 +264,22 @@ func format(xs []float64) string {
 }
 
 // writeAlignmentTable writes Theorem 1's table: per variant and reported
-// round, the mean over clients of |cos(APV, pc1)|, mean ± std over seeds;
-// nothing when no variant has an APV.
+// round, the mean over clients of |cos(APV, pc1)|, mean ± std over seeds,
+// with the trained APV and, on a second row, the initial one (the
+// control); nothing when no variant has an APV.
 func writeAlignmentTable(w io.Writer, variants []Variant, recs []Score, at []int) {
 	type cellKey struct {
 		variant string
 		round   int
 	}
-	vals := map[cellKey][]float64{}
+	vals, vals0 := map[cellKey][]float64{}, map[cellKey][]float64{}
 	for _, r := range recs {
 		if r.View == AlignmentView && r.Alignment != nil {
 			k := cellKey{r.Variant, r.Round}
 			vals[k] = append(vals[k], *r.Alignment)
+			if r.AlignmentInit != nil {
+				vals0[k] = append(vals0[k], *r.AlignmentInit)
+			}
 		}
 	}
 	if len(vals) == 0 {
@@ -280,21 +288,25 @@ func writeAlignmentTable(w io.Writer, variants []Variant, recs []Score, at []int
 	fmt.Fprint(w, "## Theorem 1: |cos(APV, pc1)|\n\n"+
 		"Per client, the absolute cosine between its APV after local training and the leading eigenvector of the covariance "+
 		"of its node embeddings (the pc1 signature); the mean over clients, then mean ± std over seeds. "+
-		"Theorem 1 says it tends to 1; for a random direction in d dimensions it is about sqrt(2/(pi d)) (0.05 for d = 256).\n\n| variant |")
+		"Theorem 1 says it tends to 1; for a random direction in d dimensions it is about sqrt(2/(pi d)) (0.05 for d = 256). "+
+		"The control row puts the APV the run started from in place of the trained one: where the two rows agree, "+
+		"training has not moved the APV toward pc1.\n\n| variant | APV |")
 	for _, r := range at {
 		fmt.Fprintf(w, " @%d |", r)
 	}
-	fmt.Fprint(w, "\n|---|")
+	fmt.Fprint(w, "\n|---|---|")
 	for range at {
 		fmt.Fprint(w, "---|")
 	}
 	fmt.Fprintln(w)
 	for _, v := range variants {
-		fmt.Fprintf(w, "| %s |", v.Name())
-		for _, r := range at {
-			fmt.Fprintf(w, " %s |", format(vals[cellKey{v.Name(), r}]))
+		for i, m := range []map[cellKey][]float64{vals, vals0} {
+			fmt.Fprintf(w, "| %s | %s |", v.Name(), [...]string{"trained", "initial (control)"}[i])
+			for _, r := range at {
+				fmt.Fprintf(w, " %s |", format(m[cellKey{v.Name(), r}]))
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 }
