@@ -176,7 +176,9 @@ func (o *Options) rankLine(ds string, means map[int]map[sim.Algorithm]float64) s
 					}
 				}
 			}
-			part += fmt.Sprintf(" (paper %d of %d)", prank, n)
+			if n > 1 { // a rank among one value says nothing
+				part += fmt.Sprintf(" (paper %d of %d)", prank, n)
+			}
 		}
 		parts = append(parts, part)
 	}

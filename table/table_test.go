@@ -296,8 +296,8 @@ func TestDefaults(t *testing.T) {
 }
 
 // TestRankLine ranks FedAux's mean among the table's methods, beside its
-// paper rank among the same methods, and says nothing of an unfinished
-// client count.
+// paper rank among the same methods (none where the paper gives FedAux's
+// value alone), and says nothing of an unfinished client count.
 func TestRankLine(t *testing.T) {
 	o := &Options{Algos: []sim.Algorithm{sim.Local, sim.FedAvg, sim.FedAux}, Clients: []int{5, 10}}
 	means := map[int]map[sim.Algorithm]float64{
@@ -308,6 +308,12 @@ func TestRankLine(t *testing.T) {
 	want := "FedAux's rank by mean: 5 clients 2 of 3 (paper 1 of 3).\n\n"
 	if got != want {
 		t.Errorf("rankLine = %q, want %q", got, want)
+	}
+	// The paper gives Amazon-Photo's value of FedAux alone among these.
+	o.Algos = []sim.Algorithm{sim.FedAux, sim.FedAuxHard, sim.FedAvgMask}
+	photo := map[int]map[sim.Algorithm]float64{10: {sim.FedAux: 93, sim.FedAuxHard: 92, sim.FedAvgMask: 94}}
+	if got, want := o.rankLine("photo", photo), "FedAux's rank by mean: 10 clients 2 of 3.\n\n"; got != want {
+		t.Errorf("photo: rankLine = %q, want %q", got, want)
 	}
 	o.Algos = []sim.Algorithm{sim.Local, sim.FedAvg}
 	if got := o.rankLine("cora", means); got != "" {
