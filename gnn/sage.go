@@ -166,8 +166,8 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 
 // Backward takes dL/dout, adds the parameter gradients to their Grad
 // fields and returns dL/dx (nil unless needInput and x was dense) and
-// dL/dextra (nil when there were no extra rows).
-func (l *SAGE) Backward(dOut *mat.Dense, needInput bool) (dx, dExtra *mat.Dense) {
+// dL/dextra (nil unless needExtra and there were extra rows).
+func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra *mat.Dense) {
 	n, _ := dOut.Dims()
 	n0 := l.n0
 	addColumnSums(l.Bias.Grad, dOut)
@@ -200,8 +200,10 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput bool) (dx, dExtra *mat.Dense)
 	if l.extra != nil {
 		mulTransAddSkip(gr, l.extra, sageRows(dOut, n0, n))
 		mulTransAddSkip(gn, l.extra, sageRows(dpn, n0, n))
-		dExtra = l.de.get(n-n0, l.In)
-		l.inputGrad(dExtra, sageRows(dOut, n0, n), sageRows(dpn, n0, n), nil)
+		if needExtra {
+			dExtra = l.de.get(n-n0, l.In)
+			l.inputGrad(dExtra, sageRows(dOut, n0, n), sageRows(dpn, n0, n), nil)
+		}
 	}
 	return dx, dExtra
 }
@@ -269,10 +271,12 @@ func (m *SAGENet) Forward(adj *MeanAdj, x Features, extra *mat.Dense, train bool
 }
 
 // Backward takes dL/dout of the last Forward, adds the parameter
-// gradients and returns dL/dextra (nil without extra rows).
-func (m *SAGENet) Backward(dOut *mat.Dense) *mat.Dense {
-	dh, _ := m.L2.Backward(dOut, true)
-	_, de := m.L1.Backward(m.relu.Backward(m.drop.Backward(dh)), false)
+// gradients and returns dL/dextra (nil unless needExtra and there were
+// extra rows; a classifier step that does not train the generator skips
+// its cost, as much as the extra rows' forward product).
+func (m *SAGENet) Backward(dOut *mat.Dense, needExtra bool) *mat.Dense {
+	dh, _ := m.L2.Backward(dOut, true, false)
+	_, de := m.L1.Backward(m.relu.Backward(m.drop.Backward(dh)), false, needExtra)
 	return de
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -81,7 +82,7 @@ func TestSAGEGradients(t *testing.T) {
 				r := randDense(rng, n, fout, 1)
 				loss := func() float64 { return weightedSum(r, l.Forward(adj, x, e)) }
 				loss()
-				dx, de := l.Backward(r, true)
+				dx, de := l.Backward(r, true, true)
 				for _, p := range l.Params() {
 					checkGrad(t, p.Name, p.Grad, numGrad(loss, p.Value))
 				}
@@ -96,6 +97,22 @@ func TestSAGEGradients(t *testing.T) {
 				}
 				if extra {
 					checkGrad(t, "extra", copyData(de), numGrad(loss, rawData(e)))
+				}
+				// Without the extra rows' gradient: nil, and the same
+				// parameter gradients to the last bit.
+				var want [][]float64
+				for _, p := range l.Params() {
+					want = append(want, slices.Clone(p.Grad))
+					clear(p.Grad)
+				}
+				loss()
+				if _, de := l.Backward(r, false, false); de != nil {
+					t.Fatal("extra gradient computed without being asked for")
+				}
+				for i, p := range l.Params() {
+					if !slices.Equal(p.Grad, want[i]) {
+						t.Errorf("%s: gradient changed when the extra rows' gradient is skipped", p.Name)
+					}
 				}
 			})
 		}
@@ -122,7 +139,7 @@ func TestSAGENetGradients(t *testing.T) {
 		return SoftmaxCrossEntropy(m.Forward(adj, x, e, true, rand.New(rand.NewPCG(1, 1))), labels, idx, nil)
 	}
 	SoftmaxCrossEntropy(m.Forward(adj, x, e, true, rand.New(rand.NewPCG(1, 1))), labels, idx, dl)
-	de := m.Backward(dl)
+	de := m.Backward(dl, true)
 	for _, p := range m.Params() {
 		checkGrad(t, p.Name, p.Grad, numGrad(loss, p.Value))
 	}

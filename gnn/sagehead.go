@@ -133,8 +133,9 @@ func (m *SAGEAPVNet) Forward(adj *MeanAdj, x Features, extra *mat.Dense, train b
 }
 
 // Backward takes dL/dout of the last Forward, adds the parameter
-// gradients and returns dL/dextra (nil without extra rows).
-func (m *SAGEAPVNet) Backward(dOut *mat.Dense) *mat.Dense {
+// gradients and returns dL/dextra (nil unless needExtra and there were
+// extra rows).
+func (m *SAGEAPVNet) Backward(dOut *mat.Dense, needExtra bool) *mat.Dense {
 	n, d := m.h.Dims()
 	c := m.Bias.Cols
 	addColumnSums(m.Bias.Grad, dOut)
@@ -162,6 +163,6 @@ func (m *SAGEAPVNet) Backward(dOut *mat.Dense) *mat.Dense {
 	dh := m.dh.get(n, d)
 	mulTransB(dh, dp, m.wcat.m, m.h)
 	dh.Add(dh, m.Score.Backward(ds))
-	_, de := m.L1.Backward(m.relu.Backward(m.drop.Backward(dh)), false)
+	_, de := m.L1.Backward(m.relu.Backward(m.drop.Backward(dh)), false, needExtra)
 	return de
 }

@@ -51,7 +51,7 @@ func TestSAGEAPVNetGradients(t *testing.T) {
 				loss := func() float64 { return SoftmaxCrossEntropy(forward(), labels, idx, nil) }
 				dl := mat.NewDense(n, 3, nil)
 				SoftmaxCrossEntropy(forward(), labels, idx, dl)
-				de := m.Backward(dl)
+				de := m.Backward(dl, true)
 				names := []string{"cls1.root", "cls1.neigh", "cls1.bias", "cls2.root", "cls2.neigh", "cls2.bias", "apv"}
 				var got []string
 				for _, p := range m.Params() {

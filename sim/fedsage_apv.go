@@ -13,7 +13,7 @@ import (
 // (plainSAGE) or FedSage+APV's, with the APV head (gnn.SAGEAPVNet).
 type sageClassifier interface {
 	Forward(adj *gnn.MeanAdj, x gnn.Features, extra *mat.Dense, train bool, rng *rand.Rand) (*mat.Dense, error)
-	Backward(dOut *mat.Dense) *mat.Dense
+	Backward(dOut *mat.Dense, needExtra bool) *mat.Dense
 	Params() []*gnn.Param
 	Hidden() *mat.Dense
 }

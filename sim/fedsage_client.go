@@ -310,7 +310,7 @@ func (c *sageClient) classifierStep(round, step int) (float64, error) {
 	r, k := logits.Dims()
 	dl := mat.NewDense(r, k, nil)
 	loss := gnn.SoftmaxCrossEntropy(logits, g.labels, c.train, dl)
-	c.cls.Backward(dl)
+	c.cls.Backward(dl, false)
 	if err := c.finite(round, step, loss, c.cls.Params()); err != nil {
 		return 0, err
 	}
@@ -355,7 +355,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dl := mat.NewDense(rows, classes, nil)
 	lc := gnn.SoftmaxCrossEntropy(logits, mended.labels, s.train, dl)
 	dl.Scale(sageC/m, dl)
-	dExtra := c.cls.Backward(dl)
+	dExtra := c.cls.Backward(dl, true)
 
 	nImp, cols := xg.Dims()
 	dxg := mat.NewDense(nImp, cols, nil)
@@ -372,7 +372,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	ld := gnn.SmoothL1(nhat.RawMatrix().Data, s.miss, s.train, sageA/m, dn)
 	dz := mat.DenseCopyOf(net.FGen.Backward(dxg))
 	dz.Add(dz, net.DegreesBackward(dn))
-	net.Enc.Backward(dz)
+	net.Enc.Backward(dz, false)
 
 	r, d := len(s.train), gnn.MaxPred*c.feat
 	scratch := &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
