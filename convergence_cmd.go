@@ -48,16 +48,8 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 		dir = defaultOut("convergence", ps)
 	}
 	opts := convergence.Options{
-		Presets: ps, Env: f.env(), Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,
-		Out: dir, Reuse: splitList(*reuse), Within: *within, Recorder: study.Progress(stderr, "convergence: "),
-		Base: func(c *sim.Config) error {
-			applied, err := f.apply(*c)
-			if err != nil {
-				return err
-			}
-			*c = applied
-			return nil
-		},
+		Grid: f.grid(ps, as, base.Seed),
+		Out:  dir, Reuse: splitList(*reuse), Within: *within, Recorder: study.Progress(stderr, "convergence: "),
 	}
 	md := filepath.Join(dir, convergence.MarkdownFile)
 	if *render {

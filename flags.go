@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/study"
 )
 
 // runFlags are the flags shared by `run`, the console, `similarity` and
@@ -206,6 +207,23 @@ func (f *runFlags) config() (*presets.Preset, sim.Config, error) {
 		return nil, c, err
 	}
 	return p, c, nil
+}
+
+// base overrides *c by the flags the user set (apply in place): the Base
+// of a study's grid.
+func (f *runFlags) base(c *sim.Config) error {
+	applied, err := f.apply(*c)
+	if err != nil {
+		return err
+	}
+	*c = applied
+	return nil
+}
+
+// grid returns a study's grid: presets ps, algorithms as, the seeds from
+// seed on, each run's settings the preset's with the user's flags.
+func (f *runFlags) grid(ps []*presets.Preset, as []sim.Algorithm, seed uint64) study.Grid {
+	return study.Grid{Presets: ps, Env: f.env(), Base: f.base, Algos: as, Seeds: f.seeds, Seed: seed, Workers: f.workers}
 }
 
 // apply returns c overridden by the flags the user set, validated.

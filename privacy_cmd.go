@@ -55,16 +55,8 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 		dir = defaultOut("privacy", ps)
 	}
 	opts := privacy.Options{
-		Presets: ps, Env: f.env(), Algos: as, Seeds: f.seeds, Seed: seed, Workers: f.workers,
-		Out: dir, NonMembers: nm, Recorder: study.Progress(stderr, "privacy: "),
-		Base: func(c *sim.Config) error {
-			applied, err := f.apply(*c)
-			if err != nil {
-				return err
-			}
-			*c = applied
-			return nil
-		},
+		Grid: f.grid(ps, as, seed),
+		Out:  dir, NonMembers: nm, Recorder: study.Progress(stderr, "privacy: "),
 	}
 	md := filepath.Join(dir, privacy.MarkdownFile)
 	if *render {

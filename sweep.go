@@ -79,13 +79,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		Dropout: f.clientDropout, Out: dir, Shard: sh, Recorder: study.Progress(stderr, "sweep: "),
 		Base: func(c *sim.Config) error {
 			algo := c.Algo
-			applied, err := f.apply(*c)
-			if err != nil {
-				return err
-			}
-			*c = applied
+			err := f.base(c)
 			c.Algo = algo // -algos decides
-			return nil
+			return err
 		},
 	}
 	if *render {

@@ -53,11 +53,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	opts := table.Options{
 		Kind: *kind, Datasets: dds, Clients: dks, Algos: das, Seeds: f.seeds, Seed: first.Seed,
 		Env: f.env(), Out: *out, Shard: sh, Reuse: splitList(*reuse), Recorder: study.Progress(stderr, "table: "),
-		Base: func(c *sim.Config) error {
-			applied, err := f.apply(*c)
-			*c = applied
-			return err
-		},
+		Base: f.base,
 	}
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)

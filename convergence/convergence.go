@@ -8,23 +8,16 @@ import (
 	"path/filepath"
 
 	"github.com/fedaux/fedaux/export"
-	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
 
 // Options describe a convergence study.
 type Options struct {
-	Presets []*presets.Preset
-	Env     presets.Env
-	// Base adjusts each preset's settings (the run flags the user set)
-	// before the algorithm and the seed are set; nil keeps the preset's.
-	Base    func(*sim.Config) error
-	Algos   []sim.Algorithm
-	Seeds   int
-	Seed    uint64 // the first seed
-	Workers int
-	Out     string
+	// Grid is the presets, algorithms and seeds to run; its Label is the
+	// study's own (LabelPreset), whatever is set there.
+	study.Grid
+	Out string
 	// Reuse lists directories of other studies (a table, a sweep) whose
 	// results are copied into Out for the cells they hold, instead of
 	// running them again. They are only read.
@@ -53,8 +46,8 @@ func (o *Options) cells() ([]*study.Cell, error) {
 	if o.Within < 0 {
 		return nil, fmt.Errorf("convergence: within = %g, want >= 0", o.Within)
 	}
-	g := study.Grid{Presets: o.Presets, Env: o.Env, Base: o.Base, Algos: o.Algos, Seeds: o.Seeds, Seed: o.Seed,
-		Workers: o.Workers, Label: LabelPreset}
+	g := o.Grid
+	g.Label = LabelPreset
 	cells, err := g.Cells()
 	if err != nil {
 		return nil, fmt.Errorf("convergence: %w", err)

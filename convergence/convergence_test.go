@@ -39,7 +39,7 @@ func TestConvergedRound(t *testing.T) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	opts := Options{Presets: []*presets.Preset{p}, Algos: []sim.Algorithm{sim.FedAux, sim.FedAvg}, Seeds: 2, Seed: 1, Workers: 1, Out: dir}
+	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: []sim.Algorithm{sim.FedAux, sim.FedAvg}, Seeds: 2, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestRun(t *testing.T) {
 	if _, err := Run(context.Background(), other); err == nil {
 		t.Error("a missing reuse directory accepted")
 	}
-	if _, err := Run(context.Background(), Options{Presets: opts.Presets, Algos: opts.Algos, Out: t.TempDir()}); err == nil {
+	if _, err := Run(context.Background(), Options{Grid: study.Grid{Presets: opts.Presets, Algos: opts.Algos}, Out: t.TempDir()}); err == nil {
 		t.Error("0 seeds accepted")
 	}
 }

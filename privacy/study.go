@@ -16,16 +16,10 @@ import (
 // Options describe a membership inference study: every algorithm on
 // every preset with every seed, attacked.
 type Options struct {
-	Presets []*presets.Preset
-	Env     presets.Env
-	// Base adjusts each preset's settings (the run flags the user set)
-	// before the algorithm and the seed are set; nil keeps the preset's.
-	Base    func(*sim.Config) error
-	Algos   []sim.Algorithm
-	Seeds   int
-	Seed    uint64 // the first seed: seeds Seed..Seed+Seeds-1
-	Workers int
-	Out     string
+	// Grid is the presets, algorithms and seeds to run; its Label is the
+	// study's own (LabelPreset), whatever is set there.
+	study.Grid
+	Out string
 	// NonMembers is the kind of attack the report sets beside the
 	// paper's values; every run computes both (see Result).
 	NonMembers NonMembers
@@ -47,8 +41,8 @@ func (o *Options) cells() ([]*study.Cell, error) {
 			return nil, fmt.Errorf("privacy: %s: its clients give no probe (they are not the engine's clients)", a)
 		}
 	}
-	g := study.Grid{Presets: o.Presets, Env: o.Env, Base: o.Base, Algos: o.Algos, Seeds: o.Seeds, Seed: o.Seed,
-		Workers: o.Workers, Label: LabelPreset}
+	g := o.Grid
+	g.Label = LabelPreset
 	cells, err := g.Cells()
 	if err != nil {
 		return nil, fmt.Errorf("privacy: %w", err)

@@ -183,7 +183,7 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
 	algos := []sim.Algorithm{sim.FedAux, sim.FedAvg, sim.FedPub, sim.FedGTA, sim.FedGNN}
-	opts := Options{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1, Out: dir}
+	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
