@@ -47,6 +47,9 @@ type Update struct {
 	// AlignmentInit is its control, |cos(APV at the run's start, pc1)|,
 	// set with Alignment.
 	AlignmentInit *float64
+	// Generated is the number of generated neighbours in the client's
+	// mended graph (FedSage+ from the round that mends it on); 0 otherwise.
+	Generated int
 	// Probe is the client's probe when asked (see WantProbe); nil
 	// otherwise. For the membership attack only.
 	Probe     *Probe

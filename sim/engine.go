@@ -37,6 +37,11 @@ type ClientMetrics struct {
 	// AlignmentInit, set with Alignment, is its control: |cos(APV, pc1)|
 	// with the APV the run started from in place of the trained one.
 	AlignmentInit *float64 `json:"alignment_init,omitempty"`
+	// Generated is the number of generated neighbours in the client's
+	// mended graph: FedSage+ and FedSage+APV from the round that ends the
+	// generator phase on (the graph the next rounds train on); 0 before
+	// and for the other algorithms.
+	Generated int `json:"generated,omitempty"`
 	// Probe is the client's probe of the round (see WantProbe); nil when
 	// not asked for. Kept in memory and in checkpoints, not logged.
 	Probe *Probe `json:"-"`
@@ -294,7 +299,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	embs := make([][]float64, len(ups))
 	for i, u := range ups {
-		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment, AlignmentInit: u.AlignmentInit, Probe: u.Probe})
+		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment, AlignmentInit: u.AlignmentInit, Generated: u.Generated, Probe: u.Probe})
 		rep.MeanVal += u.ValAcc / float64(len(ups))
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding

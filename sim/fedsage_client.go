@@ -268,6 +268,9 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
 	}
+	if c.mend != nil && c.mend.extra != nil {
+		up.Generated, _ = c.mend.extra.Dims()
+	}
 	c.up = c.up[:0]
 	for _, p := range c.cls.Params() {
 		c.up = append(c.up, p.Value...)

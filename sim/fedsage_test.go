@@ -139,6 +139,16 @@ func TestFedSagePlusPhases(t *testing.T) {
 			}
 		}
 		generated += len(c.mend.parents)
+		// The reports count them from the mending round (2) on.
+		for _, rep := range e.Reports() {
+			want := 0
+			if rep.Round >= 2 {
+				want = len(c.mend.parents)
+			}
+			if got := rep.Clients[c.ID].Generated; got != want {
+				t.Errorf("client %d round %d: %d generated neighbours reported, want %d", c.ID, rep.Round, got, want)
+			}
+		}
 		// The mean aggregation of the mended graph: node p averages its
 		// neighbours, generated ones included, and a generated node its parent.
 		a := c.mend.graph.adj

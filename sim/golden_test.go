@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -39,7 +40,14 @@ func reportDigest(t *testing.T, algo Algorithm) string {
 	c := smallConfig(algo)
 	c.Workers, c.Epochs, c.GenRounds = 2, 2, 2
 	e := runEngine(t, c, smallData(t, 7), WantAll)
-	b, err := json.Marshal(stripTimes(e.Reports()))
+	reps := stripTimes(e.Reports())
+	for i := range reps { // a count added after the digests, checked by TestFedSagePlusPhases
+		reps[i].Clients = slices.Clone(reps[i].Clients)
+		for j := range reps[i].Clients {
+			reps[i].Clients[j].Generated = 0
+		}
+	}
+	b, err := json.Marshal(reps)
 	if err != nil {
 		t.Fatal(err)
 	}
