@@ -14,8 +14,7 @@ import (
 
 // Options describe a convergence study.
 type Options struct {
-	// Grid is the presets, algorithms and seeds to run; its Label is the
-	// study's own (LabelPreset), whatever is set there.
+	// Grid is the presets, algorithms and seeds to run.
 	study.Grid
 	Out string
 	// Reuse lists directories of other studies (a table, a sweep) whose
@@ -36,19 +35,15 @@ const MarkdownFile = "convergence.md"
 // FigureFile returns the name of a preset's figure.
 func FigureFile(preset string) string { return "convergence-" + preset + ".png" }
 
-// Labels of the study's cells.
-const (
-	LabelPreset = "preset"
-)
+// LabelPreset is the label naming a cell's preset.
+const LabelPreset = study.LabelPreset
 
 // cells returns the study's cells, seed-major.
 func (o *Options) cells() ([]*study.Cell, error) {
 	if o.Within < 0 {
 		return nil, fmt.Errorf("convergence: within = %g, want >= 0", o.Within)
 	}
-	g := o.Grid
-	g.Label = LabelPreset
-	cells, err := g.Cells()
+	cells, err := o.Grid.Cells()
 	if err != nil {
 		return nil, fmt.Errorf("convergence: %w", err)
 	}
@@ -68,7 +63,7 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 		return study.Stats{}, err
 	}
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
+		Skip: study.Unavailable(opts.Env),
 		Render: func(s *study.Store, _ bool) error {
 			return write(&opts, cells, s)
 		}}

@@ -16,8 +16,7 @@ import (
 // Options describe a membership inference study: every algorithm on
 // every preset with every seed, attacked.
 type Options struct {
-	// Grid is the presets, algorithms and seeds to run; its Label is the
-	// study's own (LabelPreset), whatever is set there.
+	// Grid is the presets, algorithms and seeds to run.
 	study.Grid
 	Out string
 	// NonMembers is the kind of attack the report sets beside the
@@ -32,7 +31,7 @@ type Options struct {
 const MarkdownFile = "privacy.md"
 
 // LabelPreset is the label naming a cell's preset.
-const LabelPreset = "preset"
+const LabelPreset = study.LabelPreset
 
 // cells returns the study's cells, seed-major.
 func (o *Options) cells() ([]*study.Cell, error) {
@@ -41,9 +40,7 @@ func (o *Options) cells() ([]*study.Cell, error) {
 			return nil, fmt.Errorf("privacy: %s: its clients give no probe (they are not the engine's clients)", a)
 		}
 	}
-	g := o.Grid
-	g.Label = LabelPreset
-	cells, err := g.Cells()
+	cells, err := o.Grid.Cells()
 	if err != nil {
 		return nil, fmt.Errorf("privacy: %w", err)
 	}
@@ -72,7 +69,7 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	}
 	var cands []candidates
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
+		Skip: study.Unavailable(opts.Env),
 		Render: func(s *study.Store, _ bool) error {
 			return write(&opts, cells, s)
 		},

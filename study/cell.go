@@ -53,12 +53,24 @@ func (c *Cell) String() string {
 	return fmt.Sprintf("%s seed %d", s, c.Config.Seed)
 }
 
-// LabelVariant is the label naming a cell's variant of the base settings
-// (a sweep's combination, a similarity variant).
-const LabelVariant = "variant"
+// Labels of a study's cells.
+const (
+	// LabelPreset names a cell's preset (a Grid's, a sweep's).
+	LabelPreset = "preset"
+	// LabelVariant names a cell's variant of the base settings (a sweep's
+	// combination, a similarity variant).
+	LabelVariant = "variant"
+)
+
+// Unavailable returns a Runner.Skip that names the cells whose preset's
+// data files are absent from env.
+func Unavailable(env presets.Env) func(*Cell) bool {
+	return func(c *Cell) bool { return !c.Scenario.Available(env) }
+}
 
 // A Grid is every algorithm on every preset with every seed: the runs of
-// a study whose rows are presets (convergence, privacy).
+// a study whose rows are presets (convergence, privacy). Each cell is
+// labelled with its preset (LabelPreset).
 type Grid struct {
 	Presets []*presets.Preset
 	Env     presets.Env
@@ -69,8 +81,6 @@ type Grid struct {
 	Seeds   int
 	Seed    uint64 // the first seed: seeds Seed..Seed+Seeds-1
 	Workers int    // when positive, every run's workers
-	// Label is the label that names each cell's preset.
-	Label string
 }
 
 // Cells returns the grid's cells, seed-major, then preset, then
@@ -103,7 +113,7 @@ func (g *Grid) Cells() ([]*Cell, error) {
 					return nil, fmt.Errorf("%s %s: %w", p.Name, a, err)
 				}
 				out = append(out, &Cell{Scenario: p, Partition: p.ResolvePartition(g.Env), Config: c,
-					Labels: map[string]string{g.Label: p.Name}})
+					Labels: map[string]string{LabelPreset: p.Name}})
 			}
 		}
 	}

@@ -37,7 +37,7 @@ type Options struct {
 const MarkdownFile = "sweep.md"
 
 // LabelPreset labels a sweep cell with its preset.
-const LabelPreset = "preset"
+const LabelPreset = study.LabelPreset
 
 // plan is a sweep's cells in their stable order (seed, preset,
 // combination, algorithm), with the cell of each position.
@@ -110,7 +110,7 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 		return study.Stats{}, err
 	}
 	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: func(c *study.Cell) bool { return !c.Scenario.Available(opts.Env) },
+		Skip: study.Unavailable(opts.Env),
 		Render: func(s *study.Store, final bool) error {
 			return (&writer{o: &opts, pl: pl, store: s}).write(final)
 		}}
