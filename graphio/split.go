@@ -96,6 +96,22 @@ func NewRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 }
 
+// SplitRoles returns the indices in roles of the Train, Val and Test
+// roles, each in increasing order.
+func SplitRoles(roles []Role) (train, val, test []int) {
+	for i, r := range roles {
+		switch r {
+		case Train:
+			train = append(train, i)
+		case Val:
+			val = append(val, i)
+		case Test:
+			test = append(test, i)
+		}
+	}
+	return train, val, test
+}
+
 // CountRoles returns the numbers of Train, Val and Test roles in roles.
 func CountRoles(roles []Role) (train, val, test int) {
 	for _, r := range roles {

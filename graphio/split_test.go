@@ -100,3 +100,11 @@ func TestSplitRandomErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitRoles(t *testing.T) {
+	roles := []Role{Test, Train, Val, Train, Test, Role(9)}
+	tr, va, te := SplitRoles(roles)
+	if !slices.Equal(tr, []int{1, 3}) || !slices.Equal(va, []int{2}) || !slices.Equal(te, []int{0, 4}) {
+		t.Errorf("SplitRoles = %v, %v, %v; want [1 3], [2], [0 4]", tr, va, te)
+	}
+}

@@ -59,15 +59,7 @@ type candidates struct {
 func drawCandidates(d *sim.Data, seed uint64) ([]candidates, error) {
 	out := make([]candidates, len(d.Clients))
 	for k, c := range d.Clients {
-		var train, test []int
-		for v, r := range c.Roles {
-			switch r {
-			case graphio.Train:
-				train = append(train, v)
-			case graphio.Test:
-				test = append(test, v)
-			}
-		}
+		train, _, test := graphio.SplitRoles(c.Roles)
 		var others []sim.NodeRef
 		for j, o := range d.Clients {
 			if j != k {

@@ -291,16 +291,7 @@ func (c *Client) load(v []float64) {
 // splitRoles returns the local indices of a client's training, validation
 // and test nodes; a client without a training node is an error.
 func splitRoles(c *graphio.Client) (train, val, test []int, err error) {
-	for i, r := range c.Roles {
-		switch r {
-		case graphio.Train:
-			train = append(train, i)
-		case graphio.Val:
-			val = append(val, i)
-		case graphio.Test:
-			test = append(test, i)
-		}
-	}
+	train, val, test = graphio.SplitRoles(c.Roles)
 	if len(train) == 0 {
 		return nil, nil, nil, fmt.Errorf("client %d has no training node", c.ID)
 	}
