@@ -29,11 +29,6 @@ func setAlignment(up *Update, apv, apv0, pc1 []float64) {
 	up.Alignment, up.AlignmentInit = &a, &a0
 }
 
-// absCosine returns |cos(a, b)|, 0 when either is zero.
-func absCosine(a, b []float64) float64 {
-	na, nb := math.Sqrt(dot(a, a)), math.Sqrt(dot(b, b))
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return math.Min(1, math.Abs(dot(a, b))/(na*nb))
-}
+// absCosine returns |cos(a, b)| (at most 1 despite rounding), 0 when
+// either is zero.
+func absCosine(a, b []float64) float64 { return math.Min(1, math.Abs(cosine(a, b))) }

@@ -235,7 +235,7 @@ func (c *Client) probe(d Descriptor, up *Update) (*Probe, error) {
 			switch d {
 			case DescriptorAPV:
 				if maxNorm > 0 {
-					row.Projection = cosine(hv, apv) * row.Norm / maxNorm // <h_v/max||h||, a/||a||>
+					row.Projection = row.APVCos * row.Norm / maxNorm // <h_v/max||h||, a/||a||>
 				}
 			case DescriptorFunctional:
 				row.Projection = cosine(hv, desc)
@@ -331,15 +331,4 @@ func softmaxDot(logits, w []float64) float64 {
 		dotp += e * w[j]
 	}
 	return dotp / sum
-}
-
-func norm(v []float64) float64 { return math.Sqrt(dot(v, v)) }
-
-// cosine returns cos(a, b), 0 when either is zero.
-func cosine(a, b []float64) float64 {
-	na, nb := norm(a), norm(b)
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot(a, b) / (na * nb)
 }

@@ -194,7 +194,7 @@ func cosineMatrix(v [][]float64) [][]float64 {
 	k := len(v)
 	norms := make([]float64, k)
 	for i, x := range v {
-		norms[i] = math.Sqrt(dot(x, x))
+		norms[i] = norm(x)
 	}
 	m := make([][]float64, k)
 	for i := range m {
@@ -242,4 +242,15 @@ func dot(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+func norm(v []float64) float64 { return math.Sqrt(dot(v, v)) }
+
+// cosine returns cos(a, b), 0 when either is zero.
+func cosine(a, b []float64) float64 {
+	na, nb := norm(a), norm(b)
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot(a, b) / (na * nb)
 }
