@@ -33,30 +33,15 @@ type Message struct {
 	Probe *ProbeRequest
 }
 
-// Update is what a client reports after a round: its shared parameters,
-// its signatures (the APV, which FedAux's server compares, and the other
-// sources of Sources) and its metrics.
+// Update is what a client reports after a round: its metrics (the round
+// report's, Absent left unset), its shared parameters and its signatures
+// (the APV, which FedAux's server compares, and the other sources of
+// Sources).
 type Update struct {
-	ID         int
+	ClientMetrics
 	Shared     []float64
 	Signatures map[Source][]float64
 	Embedding  []float64 // mean-pooled eval embedding when asked; for display only, never used by a strategy
-	// Alignment is |cos(APV, pc1)| after training when asked and the
-	// model has an APV (see WantAlignment); nil otherwise. Display only.
-	Alignment *float64
-	// AlignmentInit is its control, |cos(APV at the run's start, pc1)|,
-	// set with Alignment.
-	AlignmentInit *float64
-	// Generated is the number of generated neighbours in the client's
-	// mended graph (FedSage+ from the round that mends it on); 0 otherwise.
-	Generated int
-	// Probe is the client's probe when asked (see WantProbe); nil
-	// otherwise. For the membership attack only.
-	Probe     *Probe
-	Nodes     int
-	TrainLoss float64
-	ValAcc    float64 // percent
-	TestAcc   float64 // percent
 
 	// Train is the number of training nodes (FedGNN weights by it).
 	Train int
@@ -220,13 +205,15 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
 	up := &Update{
-		ID:        c.ID,
-		Nodes:     len(c.labels),
-		Train:     len(c.train),
-		TrainLoss: loss,
-		ValAcc:    accuracy(logits, c.labels, c.val),
-		TestAcc:   accuracy(logits, c.labels, c.test),
-		Shared:    c.flatten(),
+		ClientMetrics: ClientMetrics{
+			ID:        c.ID,
+			Nodes:     len(c.labels),
+			TrainLoss: loss,
+			ValAcc:    accuracy(logits, c.labels, c.val),
+			TestAcc:   accuracy(logits, c.labels, c.test),
+		},
+		Train:  len(c.train),
+		Shared: c.flatten(),
 	}
 	if msg.Embedding {
 		up.Embedding = meanRows(c.model.Embeddings())

@@ -299,7 +299,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	}
 	embs := make([][]float64, len(ups))
 	for i, u := range ups {
-		rep.Clients = append(rep.Clients, ClientMetrics{ID: u.ID, Nodes: u.Nodes, TrainLoss: u.TrainLoss, ValAcc: u.ValAcc, TestAcc: u.TestAcc, Alignment: u.Alignment, AlignmentInit: u.AlignmentInit, Generated: u.Generated, Probe: u.Probe})
+		rep.Clients = append(rep.Clients, u.ClientMetrics)
 		rep.MeanVal += u.ValAcc / float64(len(ups))
 		rep.MeanTest += u.TestAcc / float64(len(ups))
 		embs[i] = u.Embedding

@@ -72,7 +72,7 @@ func (c *sageClient) headSignatures(msg *Message, up *Update) {
 // graph after it). It draws nothing and reads only the parameters,
 // unchanged since.
 func (c *sageClient) late(round int, sigs []Source, embedding bool) (*Update, error) {
-	up := &Update{ID: c.ID}
+	up := &Update{ClientMetrics: ClientMetrics{ID: c.ID}}
 	if c.head == nil && !embedding {
 		return up, nil // FedSage+'s clients give no signature
 	}

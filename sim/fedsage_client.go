@@ -255,9 +255,11 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 	}
 	n := len(c.labels)
 	up := &Update{
-		ID: c.ID, Nodes: n, TrainLoss: loss,
-		ValAcc:    accuracy(logits, c.labels, c.val),
-		TestAcc:   accuracy(logits, c.labels, c.test),
+		ClientMetrics: ClientMetrics{
+			ID: c.ID, Nodes: n, TrainLoss: loss,
+			ValAcc:  accuracy(logits, c.labels, c.val),
+			TestAcc: accuracy(logits, c.labels, c.test),
+		},
 		Embedding: meanRows(sageRowsOf(c.cls.Hidden(), n)),
 	}
 	if c.head != nil {

@@ -42,7 +42,7 @@ func serverStep(st Strategy, ups []*Update, knobs Knobs, round int) (map[Source]
 func signatureUpdates(s Source, sigs [][]float64) []*Update {
 	ups := make([]*Update, len(sigs))
 	for i, v := range sigs {
-		ups[i] = &Update{ID: i, Signatures: map[Source][]float64{s: v}}
+		ups[i] = &Update{ClientMetrics: ClientMetrics{ID: i}, Signatures: map[Source][]float64{s: v}}
 	}
 	return ups
 }

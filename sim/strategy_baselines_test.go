@@ -171,7 +171,7 @@ func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 func gcflInput(dw [][]float64) *RoundInput {
 	in := &RoundInput{Views: map[Source][][]float64{SourceUpdate: cosineMatrix(dw)}}
 	for i, d := range dw {
-		in.Updates = append(in.Updates, &Update{ID: i, Signatures: map[Source][]float64{SourceUpdate: d}})
+		in.Updates = append(in.Updates, &Update{ClientMetrics: ClientMetrics{ID: i}, Signatures: map[Source][]float64{SourceUpdate: d}})
 	}
 	return in
 }

@@ -58,7 +58,7 @@ func TestMixMatchesEq6(t *testing.T) {
 	const k, n = 3, 3*mixChunk + 17
 	ups := make([]*Update, k)
 	for i := range ups {
-		ups[i] = &Update{ID: i, Shared: make([]float64, n)}
+		ups[i] = &Update{ClientMetrics: ClientMetrics{ID: i}, Shared: make([]float64, n)}
 		for j := range ups[i].Shared {
 			ups[i].Shared[j] = math.Sin(float64(i*n + j))
 		}

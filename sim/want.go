@@ -220,7 +220,7 @@ func (c *Client) late(_ int, sigs []Source, embedding bool) (*Update, error) {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
 	}
-	up := &Update{ID: c.ID, Signatures: c.signatures(sigs)}
+	up := &Update{ClientMetrics: ClientMetrics{ID: c.ID}, Signatures: c.signatures(sigs)}
 	if embedding {
 		up.Embedding = meanRows(c.model.Embeddings())
 	}
