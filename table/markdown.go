@@ -38,22 +38,8 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	}
 	var own []string
 	for _, a := range o.Algos {
-		var c *study.Cell
-		for _, cell := range g.cells {
-			if cell.Config.Algo == a {
-				c = cell
-				break
-			}
-		}
-		var kv []string
-		for _, key := range sim.AlgorithmSettings(a) {
-			if c != nil {
-				v, _ := c.Config.Get(key)
-				kv = append(kv, key+"="+v)
-			}
-		}
-		if len(kv) > 0 {
-			own = append(own, displayName(a)+" "+strings.Join(kv, ","))
+		if kv := o.algoSettings(g, a); kv != "" {
+			own = append(own, displayName(a)+" "+kv)
 		}
 	}
 	if len(own) > 0 {
@@ -186,4 +172,55 @@ func (o *Options) rankLine(ds string, means map[int]map[sim.Algorithm]float64) s
 		return ""
 	}
 	return "FedAux's rank by mean: " + strings.Join(parts, "; ") + ".\n\n"
+}
+
+// algoSettings returns the settings of its own (sim.AlgorithmSettings) that
+// algorithm a ran with, as key=value pairs. Where they differ between
+// datasets (FedGTA's are per dataset), each dataset's values are named:
+// "gta_moments=6,gta_eps=0.5 (Cora) / gta_moments=20,gta_eps=0.6 (CiteSeer)".
+func (o *Options) algoSettings(g *grid, a sim.Algorithm) string {
+	keys := sim.AlgorithmSettings(a)
+	if len(keys) == 0 {
+		return ""
+	}
+	var vals, titles []string // one per dataset with a cell of a
+	for _, ds := range o.Datasets {
+		var c *study.Cell
+		for _, k := range o.Clients {
+			if c = g.byPos[pos{ds, k, a, o.Seed}]; c != nil {
+				break
+			}
+		}
+		if c == nil {
+			continue
+		}
+		kv := make([]string, len(keys))
+		for i, key := range keys {
+			v, _ := c.Config.Get(key)
+			kv[i] = key + "=" + v
+		}
+		vals = append(vals, strings.Join(kv, ","))
+		titles = append(titles, presets.DatasetTitle(ds))
+	}
+	if len(vals) == 0 {
+		return ""
+	}
+	if !slices.ContainsFunc(vals, func(v string) bool { return v != vals[0] }) {
+		return vals[0]
+	}
+	// Datasets with equal values share one entry, in the order of the first.
+	var parts []string
+	for i, v := range vals {
+		if slices.Index(vals, v) != i {
+			continue
+		}
+		var names []string
+		for j := range vals {
+			if vals[j] == v {
+				names = append(names, titles[j])
+			}
+		}
+		parts = append(parts, v+" ("+strings.Join(names, ", ")+")")
+	}
+	return strings.Join(parts, " / ")
 }

@@ -320,3 +320,29 @@ func TestRankLine(t *testing.T) {
 		t.Errorf("without FedAux: %q, want nothing", got)
 	}
 }
+
+// TestAlgoSettings states an algorithm's own settings once where every
+// dataset ran it alike, and each dataset's where they differ (FedGTA's
+// presets differ by dataset).
+func TestAlgoSettings(t *testing.T) {
+	o := &Options{Datasets: []string{"cora", "citeseer", "computer"}, Clients: []int{5, 10}, Seed: 42}
+	g := &grid{byPos: map[pos]*study.Cell{}}
+	mu := map[string]float64{"cora": 0.01, "citeseer": 0.5, "computer": 0.01}
+	for _, ds := range o.Datasets {
+		for _, a := range []sim.Algorithm{sim.FedProx, sim.FedPer} {
+			cfg := sim.DefaultConfig()
+			cfg.Algo, cfg.Mu = a, mu[ds]
+			g.byPos[pos{ds, 10, a, 42}] = &study.Cell{Config: cfg}
+		}
+	}
+	if got, want := o.algoSettings(g, sim.FedProx), "mu=0.01 (Cora, Amazon-Computer) / mu=0.5 (CiteSeer)"; got != want {
+		t.Errorf("FedProx: %q, want %q", got, want)
+	}
+	g.byPos[pos{"citeseer", 10, sim.FedProx, 42}].Config.Mu = 0.01
+	if got, want := o.algoSettings(g, sim.FedProx), "mu=0.01"; got != want {
+		t.Errorf("FedProx, one mu: %q, want %q", got, want)
+	}
+	if got := o.algoSettings(g, sim.FedPer); got != "" {
+		t.Errorf("FedPer has no settings of its own: %q", got)
+	}
+}
