@@ -19,6 +19,7 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	reuse := f.fs.String("reuse", "", "comma-separated `dirs` of other studies (table, sweep) whose results of the same runs are copied instead of run again")
 	within := f.fs.Float64("within", 0.5, "converged round: the first within this many `points` of the mean curve's maximum")
 	render := f.fs.Bool("render", false, "only write convergence.md and the figures from the results in -out")
+	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 		dir = defaultOut("convergence", ps)
 	}
 	opts := convergence.Options{
-		Grid: f.grid(ps, as, base.Seed),
+		Grid: f.grid(ps, as, base.Seed, *skipMissing),
 		Out:  dir, Reuse: splitList(*reuse), Within: *within, Recorder: study.Progress(stderr, "convergence: "),
 	}
 	md := filepath.Join(dir, convergence.MarkdownFile)
@@ -63,12 +64,12 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	defer it.Release()
 	opts.Interrupts = it
 	st, err := convergence.Run(it.Context(), opts)
-	if interrupted(err, stderr, "convergence", md) {
-		return nil
+	if ierr := interrupted(err, it, stderr, "convergence", md); ierr != nil {
+		return ierr
 	}
 	if err != nil {
-		return flagError(err)
+		return flagError(studyError(err))
 	}
-	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d run now), results in %s\n", md, st.Mine, st.Reused, st.Ran, dir)
+	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d run now%s), results in %s\n", md, st.Mine, st.Reused, st.Ran, skippedNote(st), dir)
 	return nil
 }

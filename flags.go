@@ -221,9 +221,11 @@ func (f *runFlags) base(c *sim.Config) error {
 }
 
 // grid returns a study's grid: presets ps, algorithms as, the seeds from
-// seed on, each run's settings the preset's with the user's flags.
-func (f *runFlags) grid(ps []*presets.Preset, as []sim.Algorithm, seed uint64) study.Grid {
-	return study.Grid{Presets: ps, Env: f.env(), Base: f.base, Algos: as, Seeds: f.seeds, Seed: seed, Workers: f.workers}
+// seed on, each run's settings the preset's with the user's flags; runs
+// without their data are skipped with skipMissing, else an error.
+func (f *runFlags) grid(ps []*presets.Preset, as []sim.Algorithm, seed uint64, skipMissing bool) study.Grid {
+	return study.Grid{Presets: ps, Env: f.env(), Base: f.base, Algos: as, Seeds: f.seeds, Seed: seed, Workers: f.workers,
+		SkipMissing: skipMissing}
 }
 
 // apply returns c overridden by the flags the user set, validated.

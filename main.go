@@ -87,6 +87,13 @@ func main() {
 	if errors.Is(err, flag.ErrHelp) {
 		return
 	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "fedaux:", ee.err)
+		}
+		os.Exit(ee.code)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fedaux:", err)
 		os.Exit(1)

@@ -20,6 +20,7 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	out := f.fs.String("out", "", "output `dir`: results (every client's attack AUCs in each run's extra) and privacy.md (default ./runs/privacy-<presets>)")
 	nonMembers := f.fs.String("nonmembers", "test", "non-members the report sets beside the paper's AUCs: test (a sample of the client's test nodes) or other (of other clients' nodes); every run computes both")
 	render := f.fs.Bool("render", false, "only write privacy.md from the results in -out")
+	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
 	f.fs.Lookup("seed").DefValue = "0" // the spec's seeds 0-4
 	if err := f.fs.Parse(args); err != nil {
 		return err
@@ -55,7 +56,7 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 		dir = defaultOut("privacy", ps)
 	}
 	opts := privacy.Options{
-		Grid: f.grid(ps, as, seed),
+		Grid: f.grid(ps, as, seed, *skipMissing),
 		Out:  dir, NonMembers: nm, Recorder: study.Progress(stderr, "privacy: "),
 	}
 	md := filepath.Join(dir, privacy.MarkdownFile)
@@ -69,16 +70,16 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	defer it.Release()
 	opts.Interrupts = it
 	st, err := privacy.Run(it.Context(), opts)
-	if interrupted(err, stderr, "privacy", md) {
-		return nil
+	if ierr := interrupted(err, it, stderr, "privacy", md); ierr != nil {
+		return ierr
 	}
 	if err != nil {
-		return flagError(err)
+		return flagError(studyError(err))
 	}
 	if err := printFile(stdout, md); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d runs (%d already there, %d run now), results in %s\n", md, st.Mine, st.Reused, st.Ran, dir)
+	fmt.Fprintf(stdout, "%s: %d runs (%d already there, %d run now%s), results in %s\n", md, st.Mine, st.Reused, st.Ran, skippedNote(st), dir)
 	return nil
 }
 

@@ -93,7 +93,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}}
 	recs, err := sr.Run(it.Context(), r)
 	if err != nil {
-		return runError(err, sr)
+		return &exitError{err: runError(err, sr), code: exitCode(err, it)}
 	}
 	out := sr.Summarize(recs)
 	fmt.Fprintf(stdout, "%s %s: %.2f ± %.2f over %d seed(s)\n", p.Name, cfg.Algo, out.Mean, out.Std, sr.Seeds)
@@ -131,6 +131,17 @@ func runWants(e *sim.Engine, rounds int, all bool) []string {
 		return []string{sim.MatrixGroundTruth}
 	}
 	return nil
+}
+
+// exitCode is the exit status of a run that ended with err: the
+// interrupt's (it.ExitCode) when an interrupt stopped it, else 1.
+func exitCode(err error, it *study.Interrupts) int {
+	var ie *study.InterruptedError
+	var ae *study.AbortedError
+	if errors.As(err, &ie) || errors.As(err, &ae) {
+		return it.ExitCode()
+	}
+	return 1
 }
 
 // runError says how to go on after an interrupted or aborted run.

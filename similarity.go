@@ -52,8 +52,8 @@ func similarityCmd(args []string, stdout, stderr io.Writer) error {
 		Preset: p, Env: f.env(), Base: base, Variants: vs, Seeds: f.seeds, At: at, Out: dir, PNG: *png,
 		Recorder: study.Progress(stderr, "similarity: "), Interrupts: it,
 	})
-	if interrupted(err, stderr, "similarity", dir) {
-		return nil
+	if ierr := interrupted(err, it, stderr, "similarity", dir); ierr != nil {
+		return ierr
 	}
 	if err != nil {
 		return flagError(err)

@@ -9,24 +9,69 @@ import (
 	"github.com/fedaux/fedaux/study"
 )
 
-// interrupted reports whether err is a study stopped or aborted by an
-// interrupt, and if so tells w how to resume: the same command again.
-func interrupted(err error, w io.Writer, cmd, out string) bool {
+// An exitError ends the program with its exit code, printing err first
+// unless it is nil (the command said what happened itself).
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// interrupted returns, when err is a study stopped or aborted by an
+// interrupt, the error that ends the program with the interrupt's exit
+// status (it.ExitCode: the work is unfinished, so a scheduler must not
+// take it for done), having told w what was saved and how to resume:
+// the same command again. Otherwise it returns nil.
+func interrupted(err error, it *study.Interrupts, w io.Writer, cmd, out string) error {
 	var ie *study.InterruptedError
 	var ae *study.AbortedError
 	switch {
 	case errors.As(err, &ie):
-		at := ""
+		at := "; no run was in flight"
 		if ie.Checkpoint != "" {
-			at = fmt.Sprintf("; %s was checkpointed at round %d", ie.Cell, ie.Round)
+			at = fmt.Sprintf("; %s was checkpointed at round %d (%s)", ie.Cell, ie.Round, ie.Checkpoint)
+		} else if ie.Round > 0 {
+			at = fmt.Sprintf("; %s had run %d rounds, not checkpointed", ie.Cell, ie.Round)
 		}
 		fmt.Fprintf(w, "%s: interrupted%s; run the same command again to resume (%s)\n", cmd, at, out)
-		return true
 	case errors.As(err, &ae):
-		fmt.Fprintf(w, "%s: aborted during round %d of %s; run the same command again to resume (%s)\n", cmd, ae.Round, ae.Cell, out)
-		return true
+		at := "no checkpoint of it was saved"
+		if ae.Checkpoint != "" {
+			at = fmt.Sprintf("it resumes from its checkpoint at round %d", ae.Saved)
+		}
+		fmt.Fprintf(w, "%s: aborted during round %d of %s, %s; run the same command again to resume (%s)\n", cmd, ae.Round, ae.Cell, at, out)
+	default:
+		return nil
 	}
-	return false
+	return &exitError{code: it.ExitCode()}
+}
+
+// studyError translates the errors of a study directory to the flags
+// that change them: a shard that disagrees with the directory's
+// manifest, and runs whose data is missing.
+func studyError(err error) error {
+	var ce *study.ShardConflictError
+	var me *study.MissingDataError
+	switch {
+	case errors.As(err, &ce):
+		m := ce.Manifest
+		how := fmt.Sprintf("run its shards with -shard I/%d (0 <= I < %d) and the flags that started it", m.Shards, m.Shards)
+		if m.Scheduler == "slurm" {
+			how += fmt.Sprintf(", or resubmit the array's own tasks (sbatch --array=ID with the task IDs of the first array: %d, %d, ...)", m.TaskMin, m.TaskMin+m.TaskStep)
+		}
+		return fmt.Errorf("-shard: %s; %s; render it with -render; or, once none of its shards is running, pass -reshard to re-plan the directory for this command", ce.Error(), how)
+	case errors.As(err, &me):
+		return fmt.Errorf("%w; put them in the data directory (-data or $FEDAUX_DATA; 'fedaux data' lists what it finds), or pass -skip-missing to run the others and mark these 'no data'", err)
+	}
+	return err
 }
 
 // shardError names the flag of a bad shard.
@@ -44,6 +89,14 @@ func shardNote(s study.Shard) string {
 		return ""
 	}
 	return " in shard " + s.String()
+}
+
+// skippedNote says how many runs were skipped for missing data.
+func skippedNote(st study.Stats) string {
+	if st.Skipped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d skipped: no data", st.Skipped)
 }
 
 // parseAlgos reads -algos, a comma-separated list of algorithms.

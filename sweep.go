@@ -38,6 +38,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	shard := f.fs.String("shard", "", "run one share of the runs: `I/N` or auto (Slurm job array, Kubernetes Indexed Job)")
 	shardCount := f.fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
 	render := f.fs.Bool("render", false, "only write sweep.md and the figures from the results in -out")
+	reshard := f.fs.Bool("reshard", false, "re-plan -out for this -shard (or for a whole run without -shard) when its shards.json fixes others; only when none of its shards is running")
+	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := sweep.Options{
 		Presets: ps, Env: f.env(), Knobs: knobs, Algos: as, Seeds: f.seeds, Seed: base.Seed, Workers: f.workers,
-		Dropout: f.clientDropout, Out: dir, Shard: sh, Recorder: study.Progress(stderr, "sweep: "),
+		Dropout: f.clientDropout, Out: dir, Shard: sh, Reshard: *reshard, SkipMissing: *skipMissing, Recorder: study.Progress(stderr, "sweep: "),
 		Base: func(c *sim.Config) error {
 			algo := c.Algo
 			err := f.base(c)
@@ -92,13 +94,13 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	opts.Interrupts = it
 	st, err := sweep.Run(it.Context(), opts)
 	md := filepath.Join(dir, sweep.MarkdownFile)
-	if interrupted(err, stderr, "sweep", md) {
-		return nil
+	if ierr := interrupted(err, it, stderr, "sweep", md); ierr != nil {
+		return ierr
 	}
 	if err != nil {
-		return gridError(err, knobs)
+		return gridError(studyError(err), knobs)
 	}
-	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now), results in %s\n", md, st.Mine, shardNote(sh), st.Reused, st.Ran, dir)
+	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now%s), results in %s\n", md, st.Mine, shardNote(st.Shard), st.Reused, st.Ran, skippedNote(st), dir)
 	return nil
 }
 

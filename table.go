@@ -32,6 +32,8 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	shardCount := fs.Int("shard-count", 0, "with -shard auto on Kubernetes: the number of shards (default $"+study.EnvShardCount+")")
 	reuse := fs.String("reuse", "", "comma-separated `dirs` of other studies (another table, a sweep) whose results of the same runs are copied into -out instead of run again")
 	render := fs.Bool("render", false, "only write the Markdown table from the results files in -out (every shard's), running nothing")
+	reshard := fs.Bool("reshard", false, "re-plan -out for this -shard (or for a whole run without -shard) when its shards.json fixes others; only when none of its shards is running")
+	skipMissing := fs.Bool("skip-missing", false, "run the runs whose data files are present and mark the others 'no data', instead of failing before any runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,8 +54,8 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := table.Options{
 		Kind: *kind, Datasets: dds, Clients: dks, Algos: das, Seeds: f.seeds, Seed: first.Seed,
-		Env: f.env(), Out: *out, Shard: sh, Reuse: splitList(*reuse), Recorder: study.Progress(stderr, "table: "),
-		Base: f.base,
+		Env: f.env(), Out: *out, Shard: sh, Reshard: *reshard, SkipMissing: *skipMissing, Reuse: splitList(*reuse),
+		Recorder: study.Progress(stderr, "table: "), Base: f.base,
 	}
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)
@@ -107,13 +109,13 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	opts.Interrupts = it
 	st, err := table.Run(it.Context(), opts)
 	md := filepath.Join(opts.Out, table.MarkdownFile(*kind))
-	if interrupted(err, stderr, "table", md) {
-		return nil
+	if ierr := interrupted(err, it, stderr, "table", md); ierr != nil {
+		return ierr
 	}
 	if err != nil {
-		return flagError(err)
+		return flagError(studyError(err))
 	}
-	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now), results in %s\n", md, st.Mine, shardNote(sh), st.Reused, st.Ran, opts.Out)
+	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now%s), results in %s\n", md, st.Mine, shardNote(st.Shard), st.Reused, st.Ran, skippedNote(st), opts.Out)
 	return nil
 }
 

@@ -62,8 +62,7 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	if err := study.Reuse(opts.Out, study.ResultsFile, opts.Reuse, cells); err != nil {
 		return study.Stats{}, err
 	}
-	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: study.Unavailable(opts.Env),
+	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts, SkipMissing: opts.SkipMissing,
 		Render: func(s *study.Store, _ bool) error {
 			return write(&opts, cells, s)
 		}}

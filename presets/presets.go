@@ -74,15 +74,25 @@ func (p *Preset) ResolvePartition(env Env) string {
 }
 
 // Available reports whether every data file the preset needs is there.
-func (p *Preset) Available(env Env) bool {
+func (p *Preset) Available(env Env) bool { return len(p.Missing(env)) == 0 }
+
+// Missing returns the data files the preset needs that are not there,
+// each as the path it looked for (none for a synthetic scenario).
+func (p *Preset) Missing(env Env) []string {
 	s := p.Spec
 	if s == nil || s.IsSBM() {
-		return true
+		return nil
 	}
-	if !exists(s.resolve(s.Graph, env)) {
-		return false
+	var out []string
+	if g := s.resolve(s.Graph, env); !exists(g) {
+		out = append(out, g)
 	}
-	return s.method() != "file" || s.Partition.Fallback != "" || exists(s.resolve(s.Partition.File, env))
+	if s.method() == "file" && s.Partition.Fallback == "" {
+		if f := s.resolve(s.Partition.File, env); !exists(f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Default is the preset the console opens on when none is named

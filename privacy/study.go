@@ -68,8 +68,7 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 		return study.Stats{}, err
 	}
 	var cands []candidates
-	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: study.Unavailable(opts.Env),
+	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts, SkipMissing: opts.SkipMissing,
 		Render: func(s *study.Store, _ bool) error {
 			return write(&opts, cells, s)
 		},

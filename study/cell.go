@@ -62,12 +62,6 @@ const (
 	LabelVariant = "variant"
 )
 
-// Unavailable returns a Runner.Skip that names the cells whose preset's
-// data files are absent from env.
-func Unavailable(env presets.Env) func(*Cell) bool {
-	return func(c *Cell) bool { return !c.Scenario.Available(env) }
-}
-
 // A Grid is every algorithm on every preset with every seed: the runs of
 // a study whose rows are presets (convergence, privacy). Each cell is
 // labelled with its preset (LabelPreset).
@@ -81,6 +75,9 @@ type Grid struct {
 	Seeds   int
 	Seed    uint64 // the first seed: seeds Seed..Seed+Seeds-1
 	Workers int    // when positive, every run's workers
+	// SkipMissing skips the runs whose data files are absent instead of
+	// failing before any runs (see MissingDataError).
+	SkipMissing bool
 }
 
 // Cells returns the grid's cells, seed-major, then preset, then

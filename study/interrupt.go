@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -18,6 +19,7 @@ type Interrupts struct {
 	sigs   chan os.Signal
 	stop   chan struct{}
 	quit   chan struct{}
+	sig    atomic.Value // the first signal caught (os.Signal)
 }
 
 // CatchInterrupts starts catching SIGINT and SIGTERM, telling w what it
@@ -29,6 +31,7 @@ func CatchInterrupts(w io.Writer) *Interrupts {
 		select {
 		case s := <-it.sigs:
 			fmt.Fprintf(w, "\nfedaux: %v: finishing the round in flight, then saving a checkpoint (again to abort at once)\n", s)
+			it.sig.Store(s)
 			it.Stop()
 		case <-it.quit:
 			return
@@ -76,6 +79,17 @@ func (it *Interrupts) Stopped() bool {
 	default:
 		return false
 	}
+}
+
+// ExitCode is the exit status of a process that an interrupt stopped:
+// 128 plus the signal's number, as a shell reports a process a signal
+// ended (130 for SIGINT, 143 for SIGTERM), so that a scheduler sees the
+// work unfinished; 1 when it was stopped without a signal (Stop).
+func (it *Interrupts) ExitCode() int {
+	if s, ok := it.sig.Load().(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 // Release stops catching signals.

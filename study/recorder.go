@@ -72,16 +72,19 @@ func (l *Lines) Plan(p Plan) {
 	if p.Store != "" {
 		where = " in " + p.Store
 	}
-	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, p.ToRun)
+	skipped := ""
+	if p.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d skipped (no data)", p.Skipped)
+	}
+	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
 }
 
 func (l *Lines) Start(n, total int, c *Cell, from int) {
-	if total > 1 {
-		resumed := ""
-		if from > 0 {
-			resumed = fmt.Sprintf(" (resumed at round %d)", from)
-		}
-		fmt.Fprintf(l.W, "%s[%d/%d] %s: %d rounds%s\n", l.Prefix, n, total, c, c.Config.Rounds, resumed)
+	switch {
+	case from > 0: // a resumed run is said even when it is the only one
+		fmt.Fprintf(l.W, "%s[%d/%d] %s: %d rounds, resumed from its checkpoint at round %d\n", l.Prefix, n, total, c, c.Config.Rounds, from)
+	case total > 1:
+		fmt.Fprintf(l.W, "%s[%d/%d] %s: %d rounds\n", l.Prefix, n, total, c, c.Config.Rounds)
 	}
 }
 

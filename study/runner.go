@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/fedaux/fedaux/internal/atomicfile"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -27,9 +30,11 @@ type Runner struct {
 	// Interrupts, when not nil, stop the study at a round boundary
 	// (checkpointing the cell in flight where Checkpoint says) and abort it.
 	Interrupts *Interrupts
-	// Skip, when not nil, names cells not to run (their data is absent);
-	// they keep their index, so shards agree whatever data each machine has.
-	Skip func(c *Cell) bool
+	// SkipMissing skips the cells whose data files are absent; without
+	// it such cells are an error (MissingDataError) before any cell runs.
+	// Skipped cells keep their index, so shards agree whatever data each
+	// machine has.
+	SkipMissing bool
 	// Log, when not nil, receives every cell's run log.
 	Log *sim.RunLog
 	// Checkpoint, when not nil, returns where a cell's checkpoint goes
@@ -63,6 +68,29 @@ type Runner struct {
 type Stats struct {
 	Plan
 	Ran int // cells computed now
+}
+
+// A MissingDataError reports runs that cannot run because data files
+// they need are absent.
+type MissingDataError struct {
+	// Runs is the number of runs that need absent files.
+	Runs int
+	// DataDir is the data directory looked in.
+	DataDir string
+	// Files maps the preset of each such run to the absent files it needs.
+	Files map[string][]string
+}
+
+func (e *MissingDataError) Error() string {
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(e.Files)) {
+		parts = append(parts, p+" needs "+strings.Join(e.Files[p], " and "))
+	}
+	runs := "runs need"
+	if e.Runs == 1 {
+		runs = "run needs"
+	}
+	return fmt.Sprintf("study: %d %s data files that are missing: %s", e.Runs, runs, strings.Join(parts, "; "))
 }
 
 // An InterruptedError reports a study stopped at a round boundary by an
@@ -128,6 +156,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path()}}
 	var todo []*Cell
 	planned := map[string]bool{} // cells with one key run once
+	missing := &MissingDataError{DataDir: r.Env.DataDir, Files: map[string][]string{}}
 	for i, c := range cells {
 		if !r.Shard.Owns(i) {
 			continue
@@ -137,12 +166,20 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 			st.Reused++
 			continue
 		}
-		if r.Skip != nil && r.Skip(c) {
-			st.Skipped++
+		if files := c.Scenario.Missing(r.env(c)); len(files) > 0 {
+			if r.SkipMissing {
+				st.Skipped++
+			} else {
+				missing.Runs++
+				missing.Files[c.Scenario.Name] = files
+			}
 			continue
 		}
 		planned[c.Key()] = true
 		todo = append(todo, c)
+	}
+	if missing.Runs > 0 {
+		return st, missing
 	}
 	st.ToRun = len(todo)
 	rec.Plan(st.Plan)
@@ -291,6 +328,13 @@ func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took
 // when there is one, else new, with its run line logged.
 func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration, error) {
 	from := r.checkpointPath(c)
+	if from != "" {
+		// A process killed while saving this cell's checkpoint left its
+		// temporary file; this process runs the cell now.
+		if err := atomicfile.RemoveStale(from); err != nil {
+			return nil, nil, 0, fmt.Errorf("study: %w", err)
+		}
+	}
 	if r.Resume != nil {
 		from = r.Resume(c)
 	}

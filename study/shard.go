@@ -11,6 +11,23 @@ import (
 // is the whole study.
 type Shard struct {
 	Index, Count int
+	// Task, when not nil, is the scheduler task the shard was read from
+	// (ParseShard "auto"); a study directory whose shards were fixed by
+	// an earlier task maps a resubmitted task to its own shard through it
+	// (see Manifest).
+	Task *Task
+}
+
+// A Task is the scheduler's view of one task of a job array.
+type Task struct {
+	// Scheduler is "slurm" or "kubernetes".
+	Scheduler string
+	// ID is the task's own number: SLURM_ARRAY_TASK_ID, or
+	// JOB_COMPLETION_INDEX.
+	ID int
+	// Min and Step are the Slurm array's first task ID and step (0 and 1
+	// on Kubernetes).
+	Min, Step int
 }
 
 // Whole reports whether s is the whole study.
@@ -52,10 +69,11 @@ func (e *ShardError) Error() string {
 
 // ParseShard reads a shard: "" (the whole study), "I/N" (0 <= I < N), or
 // "auto", which takes I and N from the scheduler through getenv: a Slurm
-// job array (SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN, and
-// SLURM_ARRAY_TASK_COUNT), or a Kubernetes Indexed Job
-// (JOB_COMPLETION_INDEX, with N from count when positive, else from
-// FEDAUX_SHARD_COUNT).
+// job array ((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
+// SLURM_ARRAY_TASK_STEP of SLURM_ARRAY_TASK_COUNT, so that --array=0-7,
+// --array=1-8 and --array=0-14:2 each give shards 0..7 of 8), or a
+// Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with N from count when
+// positive, else from FEDAUX_SHARD_COUNT).
 func ParseShard(v string, count int, getenv func(string) string) (Shard, error) {
 	switch v {
 	case "":
@@ -102,14 +120,27 @@ func autoShard(count int, getenv func(string) string) (Shard, error) {
 		if err != nil {
 			return Shard{}, err
 		}
+		t := &Task{Scheduler: "slurm", ID: id, Min: 0, Step: 1}
 		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
-			lo, err := atoi("SLURM_ARRAY_TASK_MIN")
-			if err != nil {
+			if t.Min, err = atoi("SLURM_ARRAY_TASK_MIN"); err != nil {
 				return Shard{}, err
 			}
-			id -= lo
 		}
-		return checkShard(fmt.Sprintf("auto (Slurm task %s of %d)", getenv("SLURM_ARRAY_TASK_ID"), n), id, n)
+		if getenv("SLURM_ARRAY_TASK_STEP") != "" {
+			if t.Step, err = atoi("SLURM_ARRAY_TASK_STEP"); err != nil {
+				return Shard{}, err
+			}
+			if t.Step < 1 {
+				return Shard{}, &ShardError{"auto", fmt.Sprintf("SLURM_ARRAY_TASK_STEP=%d, want >= 1", t.Step)}
+			}
+		}
+		v := fmt.Sprintf("auto (Slurm task %d of %d)", id, n)
+		if (id-t.Min)%t.Step != 0 {
+			return Shard{}, &ShardError{v, fmt.Sprintf("task %d is not on the array's step: first task %d, step %d", id, t.Min, t.Step)}
+		}
+		s, err := checkShard(v, (id-t.Min)/t.Step, n)
+		s.Task = t
+		return s, err
 	}
 	if getenv("JOB_COMPLETION_INDEX") != "" {
 		id, err := atoi("JOB_COMPLETION_INDEX")
@@ -125,7 +156,9 @@ func autoShard(count int, getenv func(string) string) (Shard, error) {
 				return Shard{}, err
 			}
 		}
-		return checkShard(fmt.Sprintf("auto (Kubernetes index %d of %d)", id, n), id, n)
+		s, err := checkShard(fmt.Sprintf("auto (Kubernetes index %d of %d)", id, n), id, n)
+		s.Task = &Task{Scheduler: "kubernetes", ID: id, Step: 1}
+		return s, err
 	}
 	return Shard{}, &ShardError{"auto", "neither a Slurm job array (SLURM_ARRAY_TASK_ID) nor a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) is running this process; give -shard I/N"}
 }

@@ -111,15 +111,21 @@ func TestParseShard(t *testing.T) {
 		err   string
 	}{
 		{"", 0, env(), Shard{}, ""},
-		{"2/5", 0, env(), Shard{2, 5}, ""},
+		{"2/5", 0, env(), Shard{Index: 2, Count: 5}, ""},
 		{"5/5", 0, env(), Shard{}, "index 5 of 5"},
 		{"x", 0, env(), Shard{}, "want I/N"},
 		{"a/b", 0, env(), Shard{}, "integers"},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "4"), Shard{3, 4}, ""},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "1"), Shard{3, 4}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "4"), Shard{Index: 3, Count: 4}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "1"), Shard{Index: 3, Count: 4}, ""},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "3"), Shard{}, "SLURM_ARRAY_TASK_COUNT is not"},
-		{"auto", 0, env("JOB_COMPLETION_INDEX", "1", EnvShardCount, "3"), Shard{1, 3}, ""},
-		{"auto", 6, env("JOB_COMPLETION_INDEX", "5"), Shard{5, 6}, ""},
+		// --array=0-4:2: tasks 0, 2 and 4, three of them.
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_STEP", "2"), Shard{Index: 2, Count: 3}, ""},
+		// --array=1-7:3: tasks 1, 4 and 7.
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_STEP", "3"), Shard{Index: 1, Count: 3}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "3", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_STEP", "2"), Shard{}, "not on the array's step"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "0"), Shard{}, "want >= 1"},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "1", EnvShardCount, "3"), Shard{Index: 1, Count: 3}, ""},
+		{"auto", 6, env("JOB_COMPLETION_INDEX", "5"), Shard{Index: 5, Count: 6}, ""},
 		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), Shard{}, EnvShardCount},
 		{"auto", 0, env(), Shard{}, "neither a Slurm job array"},
 	} {
@@ -131,11 +137,11 @@ func TestParseShard(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || got.Index != tt.want.Index || got.Count != tt.want.Count {
 			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.v, got, err, tt.want)
 		}
 	}
-	if f := (Shard{1, 3}).File(); f != "results-shard-1-of-3.jsonl" {
+	if f := (Shard{Index: 1, Count: 3}).File(); f != "results-shard-1-of-3.jsonl" {
 		t.Errorf("file %s", f)
 	}
 }
@@ -168,11 +174,11 @@ func TestRunnerShardsResumeAndCheckpoints(t *testing.T) {
 
 	dir := t.TempDir()
 	for i := range 3 {
-		s, err := OpenStore(dir, Shard{i, 3}.File())
+		s, err := OpenStore(dir, Shard{Index: i, Count: 3}.File())
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := (&Runner{Store: s, Shard: Shard{i, 3}}).Run(ctx, cs)
+		st, err := (&Runner{Store: s, Shard: Shard{Index: i, Count: 3}}).Run(ctx, cs)
 		if err != nil || st.Ran != 2 || st.Mine != 2 {
 			t.Fatalf("shard %d: %+v, %v", i, st, err)
 		}

@@ -28,6 +28,11 @@ type Options struct {
 	Dropout float64 // client dropout unless swept
 	Out     string
 	Shard   study.Shard
+	// Reshard re-plans Out for Shard (see study.DirStudy.Reshard).
+	Reshard bool
+	// SkipMissing skips the runs whose data files are absent instead of
+	// failing before any runs (see study.MissingDataError).
+	SkipMissing bool
 	// Recorder is told the progress; nil records nothing.
 	Recorder   study.Recorder
 	Interrupts *study.Interrupts
@@ -109,8 +114,8 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	if err != nil {
 		return study.Stats{}, err
 	}
-	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: study.Unavailable(opts.Env),
+	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Reshard: opts.Reshard, SkipMissing: opts.SkipMissing,
+		Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Render: func(s *study.Store, final bool) error {
 			return (&writer{o: &opts, pl: pl, store: s}).write(final)
 		}}
@@ -211,6 +216,13 @@ func (w *writer) markdown(out io.Writer, res map[pos]*stat) error {
 		"**bold**: the best combination of each algorithm on each preset; [n/%d]: seeds finished so far; —: not run yet. "+
 		"Swept: %s; every other setting as the preset and the command's flags. Raw runs: `results*.jsonl`.\n\n",
 		w.o.Seed, w.o.Seed+uint64(w.o.Seeds)-1, w.o.Seeds, joinKeys(keys))
+	finished := 0
+	for _, c := range w.pl.cells {
+		if _, ok := w.store.Get(c.Key()); ok {
+			finished++
+		}
+	}
+	fmt.Fprintf(out, "Runs finished: %d of %d.\n\n", finished, len(w.pl.cells))
 	if f := w.allFigure(); f != "" {
 		fmt.Fprintf(out, "![%s](%s)\n\n", f, f)
 	}

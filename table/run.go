@@ -63,6 +63,12 @@ type Options struct {
 	Out  string // output directory
 	// Shard is the share of the runs this process computes.
 	Shard study.Shard
+	// Reshard re-plans Out for Shard (see study.DirStudy.Reshard).
+	Reshard bool
+	// SkipMissing skips the runs whose data files are absent instead of
+	// failing before any runs (see study.MissingDataError); the table
+	// marks their cells "no data".
+	SkipMissing bool
 	// Recorder is told the progress; nil records nothing.
 	Recorder study.Recorder
 	// Interrupts, when not nil, stop the table at a round boundary; the
@@ -159,22 +165,25 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 	if err != nil {
 		return study.Stats{}, err
 	}
-	var mine []*study.Cell
-	for i, c := range g.cells {
-		if opts.Shard.Owns(i) {
-			mine = append(mine, c)
-		}
-	}
-	if err := study.Reuse(opts.Out, opts.Shard.File(), opts.Reuse, mine); err != nil {
-		return study.Stats{}, fmt.Errorf("table: %w", err)
-	}
-	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
-		Skip: func(c *study.Cell) bool { return slices.Contains(g.missing, c.Scenario.Name) },
+	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Reshard: opts.Reshard, SkipMissing: opts.SkipMissing,
+		Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Render: func(s *study.Store, _ bool) error {
 			return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile(opts.Kind)), func(w io.Writer) error {
 				return opts.render(w, g, s)
 			})
 		}}
+	if err := d.Claim(g.cells); err != nil {
+		return study.Stats{Plan: study.Plan{Cells: len(g.cells), Shard: opts.Shard}}, fmt.Errorf("table: %w", err)
+	}
+	var mine []*study.Cell
+	for i, c := range g.cells {
+		if d.Shard.Owns(i) {
+			mine = append(mine, c)
+		}
+	}
+	if err := study.Reuse(opts.Out, d.Shard.File(), opts.Reuse, mine); err != nil {
+		return study.Stats{}, fmt.Errorf("table: %w", err)
+	}
 	st, _, err := d.Run(ctx, g.cells)
 	return st, err
 }

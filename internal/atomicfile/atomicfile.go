@@ -1,5 +1,6 @@
 // Package atomicfile replaces files so that a crash at any moment leaves
-// either the old file or the whole new one, never a part.
+// either the old file or the whole new one, never a part, and so that
+// processes replacing one file at once never disturb each other.
 package atomicfile
 
 import (
@@ -7,20 +8,25 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
-// Write writes path through write: into the temporary file .NAME.tmp in
-// the same directory, which it syncs and renames over path, then syncs the
-// directory so that the rename survives a crash. On error the temporary
-// file is removed and path is left as it was.
+// Write writes path through write: into a temporary file .NAME.*.tmp of
+// its own in the same directory, which it syncs and renames over path,
+// then syncs the directory so that the rename survives a crash. On error
+// the temporary file is removed and path is left as it was.
+//
+// Each call has its own temporary file, so that processes writing one
+// path at once (the shards of a study rendering its report) each replace
+// it whole, the last rename winning. Only a process killed between
+// creating its temporary file and renaming it leaves one behind:
+// RemoveStale and RemoveStaleIn clear those.
 func Write(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	// A fixed name: a temporary file left by a killed process is reused
-	// by the next write rather than piling up beside path.
-	f, err := os.OpenFile(filepath.Join(dir, "."+base+".tmp"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return err
 	}
@@ -46,6 +52,56 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		return err
 	}
 	return syncDir(dir)
+}
+
+// RemoveStale removes the temporary files that Write(path) left when a
+// process was killed mid-write. The caller must know that no Write of
+// path is under way (a study runs each cell in one process at a time).
+func RemoveStale(path string) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return removeGlob(filepath.Join(dir, "."+globEscape(base)+".*.tmp"), 0)
+}
+
+// RemoveStaleIn removes the temporary files that Write left in dir when
+// a process was killed mid-write, those last modified longer than age
+// ago: a Write under way is younger.
+func RemoveStaleIn(dir string, age time.Duration) error {
+	return removeGlob(filepath.Join(dir, ".*.*.tmp"), age)
+}
+
+func removeGlob(pattern string, age time.Duration) error {
+	names, err := filepath.Glob(pattern)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if age > 0 {
+			if fi, err := os.Stat(n); err != nil || time.Since(fi.ModTime()) < age {
+				continue
+			}
+		}
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// globEscape escapes the pattern characters of name.
+func globEscape(name string) string {
+	var b []byte
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; c {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\', c)
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // syncDir makes a rename in dir durable. File systems that cannot sync a

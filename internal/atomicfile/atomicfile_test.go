@@ -2,18 +2,23 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
+
+func put(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
 
 func TestWrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
-	put := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
 	if err := Write(path, put("one")); err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +32,6 @@ func TestWrite(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "one" {
 		t.Errorf("after a failed write the file holds %q, want the old %q", b, "one")
-	}
-	// A temporary file left by a killed writer is taken over.
-	if err := os.WriteFile(filepath.Join(dir, ".f.txt.tmp"), []byte("stale and longer"), 0o600); err != nil {
-		t.Fatal(err)
 	}
 	if err := Write(path, put("two")); err != nil {
 		t.Fatal(err)
@@ -47,5 +48,87 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "f"), put("x")); err == nil {
 		t.Error("write into a missing directory succeeded")
+	}
+}
+
+// TestWriteConcurrent replaces one file from many writers at once, as
+// the shards of a study render its report: every write succeeds, the
+// file is one writer's whole content, and no temporary file is left.
+func TestWriteConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "table1.md")
+	const writers, rounds = 8, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*rounds)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				body := strings.Repeat(fmt.Sprintf("writer %d round %d\n", w, r), 100)
+				if err := Write(path, put(body)); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if want := strings.Repeat(first+"\n", 100); string(b) != want {
+		t.Errorf("the file mixes writes: %d bytes, want 100 copies of %q", len(b), first)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want the file alone", len(entries))
+	}
+}
+
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	touch := func(name string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What a writer killed mid-write of each file leaves, and files to keep.
+	for _, n := range []string{".a[1].ckpt.123.tmp", ".b.ckpt.456.tmp", "a[1].ckpt", ".hidden", "c.tmp"} {
+		touch(n)
+	}
+	if err := RemoveStale(filepath.Join(dir, "a[1].ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".a[1].ckpt.123.tmp")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("RemoveStale left the temporary file of a[1].ckpt: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".b.ckpt.456.tmp")); err != nil {
+		t.Errorf("RemoveStale(a[1].ckpt) removed another file's temporary file: %v", err)
+	}
+	if err := RemoveStaleIn(dir, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".b.ckpt.456.tmp")); err != nil {
+		t.Errorf("RemoveStaleIn(dir, 1 h) removed a temporary file written now: %v", err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, ".b.ckpt.456.tmp"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveStaleIn(dir, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if got, want := strings.Join(left, " "), ".hidden a[1].ckpt c.tmp"; got != want {
+		t.Errorf("after RemoveStaleIn the directory holds %q, want %q", got, want)
 	}
 }
