@@ -87,7 +87,7 @@ func (d *DirStudy) Run(ctx context.Context, cells []*Cell) (Stats, *Store, error
 	if err := rr.write(false); err != nil {
 		return Stats{}, store, err
 	}
-	r := &Runner{Store: store, Shard: d.Shard, Env: d.Env, Recorder: rr, Interrupts: d.Interrupts, SkipMissing: d.SkipMissing,
+	r := &Runner{Store: store, Shard: d.Shard, Env: d.Env, Recorder: rr, Interrupts: d.Interrupts, CheckData: true, SkipMissing: d.SkipMissing,
 		Checkpoint: func(c *Cell) string { return filepath.Join(d.Dir, "checkpoints", c.Key()+".ckpt") }}
 	if d.Runner != nil {
 		d.Runner(r)

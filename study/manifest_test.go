@@ -187,7 +187,7 @@ func TestMissingData(t *testing.T) {
 	cs = append(cs, &Cell{Scenario: cora, Config: c})
 	ctx := context.Background()
 
-	st, err := (&Runner{Env: presets.Env{DataDir: empty}}).Run(ctx, cs)
+	st, err := (&Runner{Env: presets.Env{DataDir: empty}, CheckData: true}).Run(ctx, cs)
 	var me *MissingDataError
 	if !errors.As(err, &me) || me.Runs != 1 || st.Ran != 0 {
 		t.Fatalf("Run: %+v, %v; want a MissingDataError for 1 run and nothing run", st, err)
@@ -200,7 +200,7 @@ func TestMissingData(t *testing.T) {
 		t.Errorf("Run with SkipMissing: %+v, %v; want 2 run and 1 skipped", st, err)
 	}
 	// A cell of another shard does not count.
-	st, err = (&Runner{Env: presets.Env{DataDir: empty}, Shard: Shard{Index: 0, Count: 3}}).Run(ctx, cs)
+	st, err = (&Runner{Env: presets.Env{DataDir: empty}, CheckData: true, Shard: Shard{Index: 0, Count: 3}}).Run(ctx, cs)
 	if err != nil || st.Ran != 1 {
 		t.Errorf("shard 0/3 without the missing cell: %+v, %v; want 1 run", st, err)
 	}

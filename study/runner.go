@@ -30,11 +30,13 @@ type Runner struct {
 	// Interrupts, when not nil, stop the study at a round boundary
 	// (checkpointing the cell in flight where Checkpoint says) and abort it.
 	Interrupts *Interrupts
-	// SkipMissing skips the cells whose data files are absent; without
-	// it such cells are an error (MissingDataError) before any cell runs.
-	// Skipped cells keep their index, so shards agree whatever data each
-	// machine has.
-	SkipMissing bool
+	// CheckData looks for every data file of the shard's cells before any
+	// cell runs: absent files are an error (MissingDataError), or, with
+	// SkipMissing, their cells are skipped. Skipped cells keep their
+	// index, so shards agree whatever data each machine has. Without
+	// either, a cell whose data is absent fails when it is built, with
+	// the loader's error.
+	CheckData, SkipMissing bool
 	// Log, when not nil, receives every cell's run log.
 	Log *sim.RunLog
 	// Checkpoint, when not nil, returns where a cell's checkpoint goes
@@ -166,7 +168,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 			st.Reused++
 			continue
 		}
-		if files := c.Scenario.Missing(r.env(c)); len(files) > 0 {
+		if files := r.missing(c); len(files) > 0 {
 			if r.SkipMissing {
 				st.Skipped++
 			} else {
@@ -202,6 +204,14 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 		rec.Finish(n+1, len(todo), c, res)
 	}
 	return st, nil
+}
+
+// missing returns the absent data files of c, when the runner looks.
+func (r *Runner) missing(c *Cell) []string {
+	if !r.CheckData && !r.SkipMissing {
+		return nil
+	}
+	return c.Scenario.Missing(r.env(c))
 }
 
 func (r *Runner) recorder() Recorder {

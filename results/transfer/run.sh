@@ -12,4 +12,4 @@
 set -eu
 bin=$(mktemp -d)/fedaux
 go build -buildvcs=auto -o "$bin" .
-exec "$bin" table -table transfer -seeds 3 -out results/transfer "$@"
+exec "$bin" table -table transfer -datasets cora,citeseer,computer -seeds 3 -out results/transfer "$@"
