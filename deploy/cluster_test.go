@@ -257,3 +257,33 @@ func TestKubernetesResubmitAndMissingData(t *testing.T) {
 		t.Errorf("pod without data: exit %d\n%s", code, p.stderr.String())
 	}
 }
+
+// TestSlurmSweep shards a sweep through the same recipe (FEDAUX_CMD=sweep):
+// the merged sweep.md equals an unsharded sweep's.
+func TestSlurmSweep(t *testing.T) {
+	bin := build(t)
+	flags := []string{"-preset", "sbm", "-grid", "alpha=1,100", "-algos", "fedaux,fedavg_mask", "-seeds", "1", "-rounds", "2", "-hidden", "8"}
+	whole := t.TempDir()
+	p := start(t, nil, bin, append([]string{"sweep", "-out", whole, "-workers", "1"}, flags...)...)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("unsharded sweep: exit %d\n%s", code, p.stderr.String())
+	}
+	out := t.TempDir()
+	for id := range 2 {
+		p := start(t, append([]string{"FEDAUX=" + bin, "FEDAUX_OUT=" + out, "FEDAUX_CMD=sweep"}, slurmEnv(id, 2, 0, 1)...),
+			"bash", append([]string{"slurm-table.sh"}, flags...)...)
+		if code := p.wait(t); code != 0 {
+			t.Fatalf("task %d: exit %d\n%s", id, code, p.stderr.String())
+		}
+	}
+	shardFiles(t, out, 2)
+	got, _ := os.ReadFile(filepath.Join(out, "sweep.md"))
+	want, _ := os.ReadFile(filepath.Join(whole, "sweep.md"))
+	if len(want) == 0 || string(got) != string(want) {
+		t.Errorf("sweep.md of the array:\n%s\nwant the unsharded one:\n%s", got, want)
+	}
+	p = start(t, append([]string{"FEDAUX=" + bin, "FEDAUX_OUT=" + out, "FEDAUX_CMD=run"}, slurmEnv(0, 2, 0, 1)...), "bash", "slurm-table.sh")
+	if code := p.wait(t); code != 2 || !strings.Contains(p.stderr.String(), "want table or sweep") {
+		t.Errorf("FEDAUX_CMD=run: exit %d\n%s", code, p.stderr.String())
+	}
+}

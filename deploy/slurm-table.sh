@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fedaux table as a Slurm job array: one shard of the table per array task.
+# fedaux table (or sweep) as a Slurm job array: one shard per array task.
 #
 #   sbatch --array=0-7 deploy/slurm-table.sh -datasets computer,photo -clients 5,10,20
 #
@@ -33,6 +33,8 @@
 # --open-mode=append keeps a requeued task's earlier log.
 #
 # Environment (all optional):
+#   FEDAUX_CMD   the study to shard: table (default) or sweep, e.g.
+#                FEDAUX_CMD=sweep sbatch --array=0-3 deploy/slurm-table.sh -preset cora-10 -grid alpha=1,10
 #   FEDAUX       the fedaux binary (default: fedaux on PATH, else ./fedaux);
 #                for compute nodes with an older C library build it static:
 #                CGO_ENABLED=0 go build -o fedaux .
@@ -50,7 +52,12 @@
 set -euo pipefail
 
 fedaux=${FEDAUX:-$(command -v fedaux || echo ./fedaux)}
-out=${FEDAUX_OUT:-results/table}
+cmd=${FEDAUX_CMD:-table}
+case $cmd in
+table | sweep) ;;
+*) echo "slurm-table.sh: FEDAUX_CMD=$cmd, want table or sweep" >&2; exit 2 ;;
+esac
+out=${FEDAUX_OUT:-results/$cmd}
 workers=${SLURM_CPUS_PER_TASK:-0}
 
-exec "$fedaux" table -shard auto -out "$out" -workers "$workers" "$@"
+exec "$fedaux" "$cmd" -shard auto -out "$out" -workers "$workers" "$@"

@@ -47,6 +47,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	}
 	fmt.Fprintf(&b, "Settings: %s; every other setting as the presets and `fedaux run` defaults. Raw runs: `results*.jsonl`.\n\n", settings)
 	finished, planned := 0, 0
+	took, tookBy := 0.0, map[sim.Algorithm]float64{}
 	var body strings.Builder
 	for _, ds := range o.Datasets {
 		fmt.Fprintf(&body, "## %s\n\n| method |", presets.DatasetTitle(ds))
@@ -75,6 +76,8 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 					if r, ok := store.Get(c.Key()); ok {
 						accs = append(accs, r.TestAtBestVal)
 						finished++
+						took += r.Seconds
+						tookBy[a] += r.Seconds
 					}
 				}
 				if len(accs) == 0 && slices.Contains(g.missing, name) {
@@ -100,12 +103,46 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 		body.WriteString(o.gainLine(ds, g, store))
 	}
 	fmt.Fprintf(&b, "Runs finished: %d of %d.\n\n", finished, planned)
+	if took > 0 {
+		fmt.Fprintf(&b, "%s %s (the sum of each finished run's wall time in the results files%s).\n\n", ComputeLine, hoursMinutes(took), largestShare(tookBy, took))
+	}
 	if len(g.missing) > 0 {
 		fmt.Fprintf(&b, "Skipped for want of data: %s.\n\n", strings.Join(g.missing, ", "))
 	}
 	b.WriteString(body.String())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ComputeLine starts the line of a rendered table that states its runs'
+// compute time: the one line that differs between renderings of the same
+// results computed at other times.
+const ComputeLine = "Compute time:"
+
+// hoursMinutes formats seconds as "3 h 37 min" (or "12 min", "40 s").
+func hoursMinutes(secs float64) string {
+	switch m := int(secs/60 + 0.5); {
+	case secs < 60:
+		return fmt.Sprintf("%.0f s", secs)
+	case m < 60:
+		return fmt.Sprintf("%d min", m)
+	default:
+		return fmt.Sprintf("%d h %d min", m/60, m%60)
+	}
+}
+
+// largestShare names the method that took the largest share of total.
+func largestShare(by map[sim.Algorithm]float64, total float64) string {
+	var top sim.Algorithm
+	for a, v := range by {
+		if v > by[top] || (v == by[top] && a < top) {
+			top = a
+		}
+	}
+	if top == "" || len(by) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; %s %.0f %% of it", displayName(top), 100*by[top]/total)
 }
 
 // formatCell formats one cell: mean ± std, the seed count when short,

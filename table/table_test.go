@@ -163,8 +163,11 @@ func TestRunReuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(want) {
+	if withoutCompute(got) != withoutCompute(want) {
 		t.Errorf("table with reused runs:\n%s\nwant (all run):\n%s", got, want)
+	}
+	if !strings.Contains(string(got), ComputeLine) {
+		t.Errorf("table without its compute time:\n%s", got)
 	}
 
 	o = tinyOptions(t.TempDir(), 1)
@@ -344,5 +347,25 @@ func TestAlgoSettings(t *testing.T) {
 	}
 	if got := o.algoSettings(g, sim.FedPer); got != "" {
 		t.Errorf("FedPer has no settings of its own: %q", got)
+	}
+}
+
+// withoutCompute drops the compute time line, the one line that differs
+// between tables of the same results computed at other times.
+func withoutCompute(md []byte) string {
+	var out []string
+	for _, l := range strings.Split(string(md), "\n") {
+		if !strings.HasPrefix(l, ComputeLine) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestHoursMinutes(t *testing.T) {
+	for secs, want := range map[float64]string{40: "40 s", 59.4: "59 s", 60: "1 min", 719: "12 min", 13024: "3 h 37 min", 5735: "1 h 36 min"} {
+		if got := hoursMinutes(secs); got != want {
+			t.Errorf("hoursMinutes(%g) = %q, want %q", secs, got, want)
+		}
 	}
 }
