@@ -27,7 +27,7 @@ type costCase struct {
 // 128 features, 40 classes, 10 clients.
 const arxivShape = "arxiv-shape"
 
-// costCases returns the server steps of spec section 12: FedAux, FED-PUB
+// costCases returns the server steps of the paper's server-cost analysis (docs/method.md#server-cost): FedAux, FED-PUB
 // (forwards on the server and on the clients) and GCFL on the uploads of
 // round rounds of cora-10 (three engines run from seed) and on stand-in
 // uploads of ogbn-arxiv-10's shapes, with each dataset's proxy graph

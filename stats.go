@@ -13,7 +13,7 @@ import (
 	"github.com/fedaux/fedaux/presets"
 )
 
-// statsCmd prints a preset's clients and its non-IID degree (spec section 10).
+// statsCmd prints a preset's clients and its non-IID degree (docs/method.md#non-iid-degree).
 func statsCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)

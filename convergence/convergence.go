@@ -103,7 +103,7 @@ type Curve struct {
 }
 
 // ConvergedRound returns the first round (1-based) at which curve is
-// within tol points of its maximum (spec section 12, "Convergence": the
+// within tol points of its maximum (the paper's convergence analysis, docs/method.md#convergence: the
 // definition is inferred), or 0 for an empty curve.
 func ConvergedRound(curve []float64, tol float64) int {
 	if len(curve) == 0 {

@@ -21,7 +21,7 @@ func markdown(w io.Writer, opts *Options, cs []Curve) error {
 	fmt.Fprintf(w, "# Convergence\n\n")
 	fmt.Fprintf(w, "Mean client test accuracy per round (%%), averaged over seeds %d..%d; the figures (%s) draw it with a band of ± one standard deviation over seeds. "+
 		"Converged round: the first round at which the mean curve is within %g points of its maximum over all rounds "+
-		"(the spec's inferred definition), for the test and the validation curve. The paper claims FedAux converges by round %d on Cora-10 and Cora-20.\n\n",
+		"(a definition inferred from the paper's convergence claim), for the test and the validation curve. The paper claims FedAux converges by round %d on Cora-10 and Cora-20.\n\n",
 		opts.Seed, opts.Seed+uint64(opts.Seeds)-1, FigureFile("<preset>"), tol, PaperRound)
 	fmt.Fprintln(w, "| preset | algorithm | seeds | converged round (test) | converged round (val) | max of mean test | mean test at last round | test at best val |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")

@@ -16,7 +16,7 @@ import (
 // section 12: t_r = r T / 10).
 const Checkpoints = 10
 
-// NumFeatures is the length of an attack feature vector (spec section 12):
+// NumFeatures is the length of an attack feature vector (docs/method.md#membership-inference):
 //
 //	0..9    the descriptor projection at t_1..t_10          (a)
 //	10..19  the cross-entropy of the node's label at t_1..t_10  (b)

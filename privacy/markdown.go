@@ -97,7 +97,7 @@ func markdown(w io.Writer, opts *Options, rows []Row) error {
 		other = FromTest
 	}
 	fmt.Fprintf(w, "# Membership inference attack\n\n")
-	fmt.Fprintf(w, "The attack of spec section 12 (the paper's \"Membership Inference Attacks\"). "+
+	fmt.Fprintf(w, "The attack of the paper's \"Membership Inference Attacks\" (fedaux's docs/method.md, \"Membership inference\"). "+
 		"An honest-but-curious server keeps every client's uploads and, at rounds t_r = r·T/10 (r = 1..10), runs the client's uploaded model "+
 		"(after local training, its masks included) in evaluation mode on candidate nodes, granted the client's graph and the candidates' features and labels. "+
 		"Members: the client's training nodes; non-members: %s. "+

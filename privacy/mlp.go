@@ -7,7 +7,7 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 )
 
-// The attack model and its training (spec section 12): 26 -> 64 ReLU ->
+// The attack model and its training (docs/method.md#membership-inference): 26 -> 64 ReLU ->
 // 1 sigmoid, binary cross-entropy, Adam with learning rate 1e-3 and
 // weight decay 1e-4 (coupled L2, as torch.optim.Adam), 300 full-batch
 // epochs.

@@ -7,10 +7,10 @@ type NonMembers int
 
 const (
 	// FromTest draws the non-members uniformly from the client's own test
-	// nodes, which no client trained on (the spec's attack).
+	// nodes, which no client trained on (the paper's attack).
 	FromTest NonMembers = iota
 	// FromOthers draws them uniformly from the nodes of the other clients,
-	// any role (the spec's variant): the client never trained on them, but
+	// any role (a variant of the paper's attack): the client never trained on them, but
 	// their own clients may have, and their graphs differ from its own.
 	FromOthers
 )

@@ -20,7 +20,7 @@ type Record struct {
 	// Settings spells every setting as sim.Config.Get does.
 	Settings map[string]string `json:"settings"`
 	// TestAtBestVal is the mean client test accuracy (%) at the round of
-	// best mean validation accuracy (spec section 5): the number tables report.
+	// best mean validation accuracy (docs/method.md#rounds-and-evaluation): the number tables report.
 	TestAtBestVal      float64 `json:"test_at_best_val"`
 	BestRound          int     `json:"best_round"`
 	BestVal            float64 `json:"best_val"`

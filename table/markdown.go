@@ -24,8 +24,8 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 		title = "transferability of the APV: test accuracy (%)"
 	}
 	fmt.Fprintf(&b, "# FedAux %s\n\n", title)
-	fmt.Fprintf(&b, "Each cell: mean ± std (population) over seeds %d..%d of the mean client test accuracy at the round of best mean validation accuracy (spec section 5); "+
-		"in brackets the FedAux paper's value (Table 1 and ablations, spec section 7) and ours minus the paper's. "+
+	fmt.Fprintf(&b, "Each cell: mean ± std (population) over seeds %d..%d of the mean client test accuracy at the round of best mean validation accuracy (the paper's protocol: fedaux's docs/method.md, \"Rounds and evaluation\"); "+
+		"in brackets the FedAux paper's value (its Table 1 and ablation table) and ours minus the paper's. "+
 		"[n/%d] marks a cell with fewer finished seeds; — a cell not run yet; no data, a preset whose data files are absent.\n\n", o.Seed, o.Seed+uint64(o.Seeds)-1, o.Seeds)
 	if o.Kind == Transfer {
 		b.WriteString(transferNote)

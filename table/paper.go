@@ -4,7 +4,7 @@ import "github.com/fedaux/fedaux/sim"
 
 // paperTable1 holds Table 1 of the FedAux paper (Zhuo, Zhan and Yu,
 // "Personalized Subgraph Federated Learning with Differentiable Auxiliary
-// Projections", NeurIPS 2025), as spec section 7 copies it: test accuracy
+// Projections", NeurIPS 2025), as transcribed from the paper's tables: test accuracy
 // (%), mean over 3 runs, for 5, 10 and 20 clients. Keys are the
 // algorithm names of sim.Algorithms (rows of methods not implemented are
 // kept for completeness) and the dataset prefixes of the presets.

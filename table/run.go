@@ -18,7 +18,7 @@ import (
 const (
 	Main     = "main"     // Table 1: baselines and FedAux
 	Ablation = "ablation" // the ablations on 10 clients
-	// Transfer is the APV's transferability (spec section 12): FED-PUB,
+	// Transfer is the APV's transferability (docs/method.md#apv-transferability): FED-PUB,
 	// FedGTA and FedSage+ beside their +APV variants on 10 clients.
 	Transfer = "transfer"
 )
@@ -30,7 +30,7 @@ func Kinds() []string { return []string{Main, Ablation, Transfer} }
 // clients and algorithms. Main covers the datasets the project ships
 // (PubMed and ogbn-arxiv need files it cannot ship); Ablation covers the
 // paper's ablation datasets, with FedAux itself as the row the ablations
-// are read against; Transfer covers spec 12's datasets (Cora, PubMed,
+// are read against; Transfer covers the paper's transfer datasets (Cora, PubMed,
 // Amazon-Computer) and CiteSeer, each method followed by its +APV variant.
 func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algorithm, err error) {
 	switch kind {

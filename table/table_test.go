@@ -222,7 +222,7 @@ func TestFormatCell(t *testing.T) {
 }
 
 // TestPaperMatchesSpec compares the transcribed values with the tables
-// of the spec (section 7), when the spec is at hand.
+// of the specification the project was built from, when it is at hand.
 func TestPaperMatchesSpec(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "docs", "fedaux-spec.md"))
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/fedaux/fedaux/study"
 )
 
-// apvBase maps each APV variant (spec section 12) to the method it adds
+// apvBase maps each APV variant (docs/method.md#the-apv-variants) to the method it adds
 // the APV to.
 var apvBase = map[sim.Algorithm]sim.Algorithm{
 	sim.FedPubAPV: sim.FedPub, sim.FedGTAAPV: sim.FedGTA, sim.FedSageAPV: sim.FedSagePlus,
@@ -17,9 +17,9 @@ var apvBase = map[sim.Algorithm]sim.Algorithm{
 
 // transferNote introduces the transfer table: what the paper reports and
 // what the +APV variants are.
-const transferNote = "The FedAux paper shows the +APV variants on Cora, PubMed and Amazon-Computer with 10 clients in a figure (Fig. transfer) whose values the spec does not transcribe; " +
+const transferNote = "The FedAux paper shows the +APV variants on Cora, PubMed and Amazon-Computer with 10 clients in a figure (Fig. transfer) whose values are not transcribed here; " +
 	"its text claims +1–2 % for FedGTA with the APV. The bracketed values of the plain methods are the paper's Table 1. " +
-	"Each +APV variant is its method with FedAux's APV head on the client model and the APV cosine in the server's weights (spec section 12; README, \"Transferability of the APV\", says how), " +
+	"Each +APV variant is its method with FedAux's APV head on the client model and the APV cosine in the server's weights (fedaux's docs/method.md, \"The +APV variants\", says how), " +
 	"everything else as the method's. FED-PUB+APV is FedAux's algorithm itself. " +
 	"The gain line pairs the runs of a variant and of its method by seed.\n\n"
 

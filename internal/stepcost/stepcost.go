@@ -1,5 +1,5 @@
 // Package stepcost measures the wall time and peak transient heap of one
-// step of code, as spec section 12 ("Server clustering cost") prescribes.
+// step of code, as the paper's server-cost analysis prescribes (docs/method.md#server-cost).
 package stepcost
 
 import (
