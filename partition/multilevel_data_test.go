@@ -185,8 +185,8 @@ var pinnedOptions = MultilevelOptions{Seed: 7, Imbalance: 0.1, Trials: 1, Cycles
 
 // pinnedPartitions are the edge cuts and part hashes (see partHash) of the
 // largest components of the real datasets, with the default options and
-// seed 1 (the cuts of README's table "Partitions: fedaux's multilevel
-// partitioner vs METIS 5.1") and with pinnedOptions.
+// seed 1 (the cuts of the table "Partitions: fedaux's multilevel
+// partitioner vs METIS 5.1" in docs/results.md) and with pinnedOptions.
 var pinnedPartitions = map[string][]struct {
 	k     int
 	tuned bool // pinnedOptions instead of the defaults with seed 1
@@ -213,8 +213,8 @@ var pinnedPartitions = map[string][]struct {
 
 // TestMultilevelDatasetsPinned pins the partitions of the real datasets
 // (pinnedPartitions), so that any change of behaviour on real graphs is
-// noticed. Update the numbers, and README's table, when the algorithm
-// changes on purpose.
+// noticed. Update the numbers, and the table in docs/results.md, when the
+// algorithm changes on purpose.
 func TestMultilevelDatasetsPinned(t *testing.T) {
 	datadir.Dir(t)
 	for _, ds := range testDatasets {
