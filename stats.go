@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/fedaux/fedaux/graphio"
@@ -79,60 +76,5 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 		sample = fmt.Sprintf("a seeded sample of %d of %d nodes", st.Nodes, total)
 	}
 	fmt.Fprintf(stdout, "JSD %.4f  MMD %.4f (RBF bandwidth %.4g, %s)  xi %.4f\n", st.JSD, st.MMD, st.Bandwidth, sample, st.Xi)
-	return nil
-}
-
-// dataCmd lists the data files present in the data directory with sizes
-// and checksums, and which presets can run.
-func dataCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("data", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir`")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	dir := presets.DataDir(*dataDir)
-	fmt.Fprintf(stdout, "data directory: %s\n", dir)
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".npz") || strings.HasSuffix(path, ".csv.gz")) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		fi, err := os.Stat(f)
-		if err != nil {
-			return err
-		}
-		sum, err := presets.Checksum(f)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, f)
-		fmt.Fprintf(stdout, "  %-40s %10d bytes  sha256 %s\n", rel, fi.Size(), sum.SHA256)
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stdout, "  (no data files; see README, \"More datasets\")")
-	}
-	var ok, missing []string
-	for _, p := range presets.All() {
-		if p.Available(presets.Env{DataDir: dir}) {
-			ok = append(ok, p.Name)
-		} else {
-			missing = append(missing, p.Name)
-		}
-	}
-	fmt.Fprintf(stdout, "presets ready: %s\n", strings.Join(ok, " "))
-	if len(missing) > 0 {
-		fmt.Fprintf(stdout, "presets missing data: %s\n", strings.Join(missing, " "))
-	}
 	return nil
 }

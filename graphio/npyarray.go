@@ -43,6 +43,19 @@ func openNPZ(path string) (*npzArchive, error) {
 	return a, nil
 }
 
+// openNPZBytes opens data as a NumPy .npz archive.
+func openNPZBytes(data []byte) (*npzArchive, error) {
+	r, err := npz.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("not a readable .npz (zip) archive: %w", err)
+	}
+	a := &npzArchive{r: r, keys: make(map[string]string)}
+	for _, name := range r.Keys() {
+		a.keys[strings.TrimSuffix(name, ".npy")] = name
+	}
+	return a, nil
+}
+
 func (a *npzArchive) Close() error { return a.r.Close() }
 
 // has reports whether the archive holds key (with or without ".npy").

@@ -80,7 +80,9 @@ func (p *Preset) Available(env Env) bool {
 		return true
 	}
 	if !exists(s.resolve(s.Graph, env)) {
-		return false
+		if q := alternate(s.Graph, env); q == "" || !exists(q) {
+			return false
+		}
 	}
 	return s.method() != "file" || s.Partition.Fallback != "" || exists(s.resolve(s.Partition.File, env))
 }
