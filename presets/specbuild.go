@@ -256,6 +256,41 @@ var (
 // build makes the scenario for a run seed. A graph file does not depend
 // on the seed, so its scenario is cached.
 func (s *Spec) build(env Env, seed uint64) (*Scenario, error) {
+	sc, err := s.buildData(env, seed)
+	if err != nil {
+		return nil, err
+	}
+	if m := s.metric(); m != sc.Data.Metric {
+		// A copy: the cached scenario may be shared.
+		c := *sc
+		d := *sc.Data
+		d.Metric, c.Data = m, &d
+		sc = &c
+	}
+	return sc, nil
+}
+
+// metric returns the metric the scenario's clients report: its metric
+// key, else the dataset's own, else accuracy.
+func (s *Spec) metric() sim.Metric {
+	name := s.Metric
+	if d := datasets.ForGraph(s.Graph); name == "" && d != nil {
+		name = d.Metric
+	}
+	m, _ := sim.ParseMetric(name) // checked by Validate; "" is accuracy
+	return m
+}
+
+// MetricFor returns the metric a preset's clients report (accuracy for
+// a preset built in code).
+func (p *Preset) MetricFor() sim.Metric {
+	if p.Spec == nil {
+		return sim.Accuracy
+	}
+	return p.Spec.metric()
+}
+
+func (s *Spec) buildData(env Env, seed uint64) (*Scenario, error) {
 	if s.IsSBM() {
 		return buildSBM(s.sbmConfig(seed), seed, s.Train, s.Test)
 	}
