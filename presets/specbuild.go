@@ -53,7 +53,7 @@ func FromSpec(s *Spec) *Preset {
 		if !strings.HasSuffix(s.Graph, ".npz") {
 			p.Needs += "/raw/*.csv.gz"
 		}
-		if s.method() == "file" && s.Partition.Fallback == "" {
+		if _, built := embeddedRef(s.Partition.File); s.method() == "file" && s.Partition.Fallback == "" && !built {
 			p.Needs += ", " + s.Partition.File
 		}
 	}
