@@ -23,7 +23,10 @@ Usage:
   fedaux presets                    list the presets and what they need
   fedaux scenario show NAME|FILE    print a scenario file (every preset is one) to copy and edit; also: keys, check FILE
   fedaux stats -preset NAME         per-client statistics and the non-IID degree xi
-  fedaux data [-data DIR]           data files present, with sizes and checksums
+  fedaux data [-data DIR]           each dataset: present, verified, how to get it (docs/data.md)
+  fedaux data get NAME... | all [-mirror URL] [-data DIR]
+                                    download datasets from their public sources, checksums pinned
+  fedaux data serve [-addr HOST:PORT] serve the data directory as a mirror for other machines
   fedaux table [-table main|ablation] [-datasets ...] [-clients ...] [-algos ...] [-seeds N] [-out DIR] [-shard I/N|auto]
                                     the paper's tables: every run, resumable, mean ± std beside the published values
   fedaux sweep -preset P[,P...] -grid 'KEY=V1,V2,...' [-grid ...] [-algos A,B] [-seeds N] [-out DIR] [-shard I/N|auto]

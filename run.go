@@ -72,8 +72,12 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		},
 		Finish: func(c *study.Cell, e *sim.Engine, sc *presets.Scenario, rec *study.Record) error {
 			s := rec.Summary()
-			fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f, %.1f s\n",
-				c.Config.Seed, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest, rec.Seconds)
+			metric := ""
+			if rec.Metric != sim.Accuracy {
+				metric = " (" + rec.Metric.Label() + ")"
+			}
+			fmt.Fprintf(stdout, "seed %d: test at best val %.2f%s (round %d, val %.2f), final test %.2f, %.1f s\n",
+				c.Config.Seed, s.TestAtBestVal, metric, s.BestRound, s.BestVal, s.FinalTest, rec.Seconds)
 			if g := study.LastRoundGroups(e); g != nil {
 				if err := study.SetExtra(rec, g); err != nil {
 					return err
@@ -96,7 +100,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return &exitError{err: runError(err, sr), code: exitCode(err, it)}
 	}
 	out := sr.Summarize(recs)
-	fmt.Fprintf(stdout, "%s %s: %.2f ± %.2f over %d seed(s)\n", p.Name, cfg.Algo, out.Mean, out.Std, sr.Seeds)
+	metric := ""
+	if out.Metric != sim.Accuracy {
+		metric = " " + out.Metric.Label()
+	}
+	fmt.Fprintf(stdout, "%s %s: %.2f ± %.2f%s over %d seed(s)\n", p.Name, cfg.Algo, out.Mean, out.Std, metric, sr.Seeds)
 	if f.asJSON {
 		b, err := json.Marshal(out)
 		if err != nil {

@@ -4,16 +4,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
+	"math"
 	"strings"
 
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/presets"
 )
 
-// statsCmd prints a preset's clients and its non-IID degree (docs/method.md#non-iid-degree).
+// statsCmd prints a preset's clients, their edge homophily and the
+// non-IID degree xi (docs/method.md#non-iid-degree).
 func statsCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -63,7 +62,9 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	k := len(sc.Data.Clients)
 	fmt.Fprintf(stdout, "%s: %d clients, partition %s, imbalance %.3f (largest client over n/K, minus 1)\n",
 		p.Name, k, sc.Partition, float64(most)/(float64(total)/float64(k))-1)
-	fmt.Fprintf(stdout, "%6s %6s %6s %5s %5s %5s %8s  %s\n", "client", "nodes", "edges", "train", "val", "test", "JS", "labels (class:count)")
+	fmt.Fprintf(stdout, "metric: %s\n", p.MetricFor().Label())
+	fmt.Fprintf(stdout, "%6s %6s %6s %5s %5s %5s %8s %7s  %s\n", "client", "nodes", "edges", "train", "val", "test", "JS", "homoph", "labels (class:count)")
+	same, edges := 0.0, 0
 	for k, c := range sc.Data.Clients {
 		tr, va, te := graphio.CountRoles(c.Roles)
 		var hist []string
@@ -72,67 +73,20 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 				hist = append(hist, fmt.Sprintf("%d:%d", cl, n))
 			}
 		}
-		fmt.Fprintf(stdout, "%6d %6d %6d %5d %5d %5d %8.4f  %s\n", c.ID, c.Graph.N(), c.Graph.NumEdges(), tr, va, te, st.JS[k], strings.Join(hist, " "))
+		h := graphio.EdgeHomophily(c.Graph)
+		if !math.IsNaN(h) {
+			same += h * float64(c.Graph.NumEdges())
+			edges += c.Graph.NumEdges()
+		}
+		fmt.Fprintf(stdout, "%6d %6d %6d %5d %5d %5d %8.4f %7.4f  %s\n", c.ID, c.Graph.N(), c.Graph.NumEdges(), tr, va, te, st.JS[k], h, strings.Join(hist, " "))
+	}
+	if edges > 0 {
+		fmt.Fprintf(stdout, "edge homophily (same-label share of the clients' edges, Zhu et al. 2020): %.4f over all clients\n", same/float64(edges))
 	}
 	sample := "all nodes"
 	if st.Nodes < total {
 		sample = fmt.Sprintf("a seeded sample of %d of %d nodes", st.Nodes, total)
 	}
 	fmt.Fprintf(stdout, "JSD %.4f  MMD %.4f (RBF bandwidth %.4g, %s)  xi %.4f\n", st.JSD, st.MMD, st.Bandwidth, sample, st.Xi)
-	return nil
-}
-
-// dataCmd lists the data files present in the data directory with sizes
-// and checksums, and which presets can run.
-func dataCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("data", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir`")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	dir := presets.DataDir(*dataDir)
-	fmt.Fprintf(stdout, "data directory: %s\n", dir)
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".npz") || strings.HasSuffix(path, ".csv.gz")) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		fi, err := os.Stat(f)
-		if err != nil {
-			return err
-		}
-		sum, err := presets.Checksum(f)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, f)
-		fmt.Fprintf(stdout, "  %-40s %10d bytes  sha256 %s\n", rel, fi.Size(), sum.SHA256)
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stdout, "  (no data files; see README, \"More datasets\")")
-	}
-	var ok, missing []string
-	for _, p := range presets.All() {
-		if p.Available(presets.Env{DataDir: dir}) {
-			ok = append(ok, p.Name)
-		} else {
-			missing = append(missing, p.Name)
-		}
-	}
-	fmt.Fprintf(stdout, "presets ready: %s\n", strings.Join(ok, " "))
-	if len(missing) > 0 {
-		fmt.Fprintf(stdout, "presets missing data: %s\n", strings.Join(missing, " "))
-	}
 	return nil
 }

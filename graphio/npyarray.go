@@ -43,6 +43,19 @@ func openNPZ(path string) (*npzArchive, error) {
 	return a, nil
 }
 
+// openNPZBytes opens data as a NumPy .npz archive.
+func openNPZBytes(data []byte) (*npzArchive, error) {
+	r, err := npz.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("not a readable .npz (zip) archive: %w", err)
+	}
+	a := &npzArchive{r: r, keys: make(map[string]string)}
+	for _, name := range r.Keys() {
+		a.keys[strings.TrimSuffix(name, ".npy")] = name
+	}
+	return a, nil
+}
+
 func (a *npzArchive) Close() error { return a.r.Close() }
 
 // has reports whether the archive holds key (with or without ".npy").
@@ -130,14 +143,6 @@ func (a *npzArchive) header(key string, numeric bool) (arr *npyArray, err error)
 	return arr, nil
 }
 
-// vector checks that arr is one-dimensional.
-func (arr *npyArray) vector() error {
-	if len(arr.shape) != 1 {
-		return fmt.Errorf("key %q: shape %v, want a 1-D array", arr.key, arr.shape)
-	}
-	return nil
-}
-
 // readNPY reads the payload of arr into a new slice of type T.
 func readNPY[T any](arr *npyArray) (v []T, err error) {
 	defer func() {
@@ -169,13 +174,26 @@ func widenInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](arr *np
 
 // ints reads key as a 1-D integer array of any integer dtype.
 func (a *npzArchive) ints(key string) ([]int, error) {
+	v, shape, err := a.intsND(key)
+	if err == nil && len(shape) != 1 {
+		err = fmt.Errorf("key %q: shape %v, want a 1-D array", key, shape)
+	}
+	return v, err
+}
+
+// intsND reads key as an integer array of any integer dtype and any
+// shape, in C order, and returns its shape.
+func (a *npzArchive) intsND(key string) ([]int, []int, error) {
 	arr, err := a.header(key, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := arr.vector(); err != nil {
-		return nil, err
-	}
+	v, err := arr.ints()
+	return v, arr.shape, err
+}
+
+func (arr *npyArray) ints() ([]int, error) {
+	key := arr.key
 	switch arr.kind {
 	case reflect.Int8:
 		return widenInts[int8](arr)
@@ -211,14 +229,28 @@ func (a *npzArchive) ints(key string) ([]int, error) {
 // floats reads key as a 1-D float32 or float64 array. Non-finite values are
 // an error.
 func (a *npzArchive) floats(key string) ([]float64, error) {
+	v, shape, err := a.floatsND(key)
+	if err == nil && len(shape) != 1 {
+		err = fmt.Errorf("key %q: shape %v, want a 1-D array", key, shape)
+	}
+	return v, err
+}
+
+// floatsND reads key as a float32 or float64 array of any shape, in C
+// order, and returns its shape. Non-finite values are an error.
+func (a *npzArchive) floatsND(key string) ([]float64, []int, error) {
 	arr, err := a.header(key, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := arr.vector(); err != nil {
-		return nil, err
-	}
+	v, err := arr.floats()
+	return v, arr.shape, err
+}
+
+func (arr *npyArray) floats() ([]float64, error) {
+	key := arr.key
 	var out []float64
+	var err error
 	switch arr.kind {
 	case reflect.Float32:
 		v, err := readNPY[float32](arr)

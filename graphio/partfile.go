@@ -21,11 +21,28 @@ func LoadPartition(path string, base *Graph) (nodes []int, client []int, roles [
 	return nodes, client, roles, nil
 }
 
+// LoadPartitionBytes is LoadPartition on the content of a partition file
+// (one embedded in the program); name names it in errors.
+func LoadPartitionBytes(name string, data []byte, base *Graph) (nodes []int, client []int, roles []Role, err error) {
+	a, err := openNPZBytes(data)
+	if err == nil {
+		nodes, client, roles, err = readPartition(a, base)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("graphio: %s: %w", name, err)
+	}
+	return nodes, client, roles, nil
+}
+
 func loadPartition(path string, base *Graph) ([]int, []int, []Role, error) {
 	a, err := openNPZ(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return readPartition(a, base)
+}
+
+func readPartition(a *npzArchive, base *Graph) ([]int, []int, []Role, error) {
 	defer a.Close()
 	nodes, err := a.ints("nodes")
 	if err != nil {

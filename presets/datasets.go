@@ -19,6 +19,8 @@ const dataSeed = 1234
 var titles = map[string]string{
 	"cora": "Cora", "citeseer": "CiteSeer", "pubmed": "PubMed",
 	"computer": "Amazon-Computer", "photo": "Amazon-Photo", "arxiv": "ogbn-arxiv",
+	"minesweeper": "Minesweeper", "tolokers": "Tolokers", "actor": "Actor",
+	"chameleon-filtered": "Chameleon (filtered)", "squirrel-filtered": "Squirrel (filtered)",
 }
 
 // DatasetTitle returns the paper's name of a dataset ("citeseer":

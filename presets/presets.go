@@ -85,7 +85,9 @@ func (p *Preset) Missing(env Env) []string {
 	}
 	var out []string
 	if g := s.resolve(s.Graph, env); !exists(g) {
-		out = append(out, g)
+		if q := alternate(s.Graph, env); q == "" || !exists(q) {
+			out = append(out, g)
+		}
 	}
 	if s.method() == "file" && s.Partition.Fallback == "" {
 		if f := s.resolve(s.Partition.File, env); !exists(f) {

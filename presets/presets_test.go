@@ -98,10 +98,10 @@ func TestDatasetPartitionModes(t *testing.T) {
 
 func TestMissingDatasetExplains(t *testing.T) {
 	env := Env{DataDir: t.TempDir()}
-	for _, name := range []string{"pubmed-10", "arxiv-5", "cora-10-ref", "photo-20"} {
+	for name, get := range map[string]string{"pubmed-10": "pubmed", "arxiv-5": "arxiv", "cora-10-ref": "cora", "photo-20": "photo", "tolokers-5": "tolokers"} {
 		p, _ := Get(name)
 		_, err := p.Build(env, 1)
-		if err == nil || !strings.Contains(err.Error(), "not found") || !strings.Contains(err.Error(), "README") {
+		if err == nil || !strings.Contains(err.Error(), "not found") || !strings.Contains(err.Error(), "`fedaux data get "+get+"`") {
 			t.Errorf("%s without data: %v; want an error naming the file and where to get it", name, err)
 		}
 		if p.Available(env) {

@@ -38,6 +38,10 @@ type Spec struct {
 	// MemLimit is the Go soft memory limit a run sets ("" for none), as in
 	// "1700MiB".
 	MemLimit string
+	// Metric is what clients report: "accuracy", "rocauc" (binary tasks),
+	// or "" for the dataset's own (ROC AUC for minesweeper and tolokers,
+	// as their paper reports them; accuracy otherwise).
+	Metric string
 
 	Partition PartitionSpec
 	SBM       SBMSpec
@@ -168,6 +172,7 @@ var fields = []Field{
 			s.Normalize = b
 			return nil
 		}},
+	stringField("metric", `what clients report: accuracy, rocauc (ROC AUC, binary tasks), or "" for the dataset's own (rocauc for minesweeper and tolokers, accuracy otherwise)`, func(s *Spec) *string { return &s.Metric }),
 	stringField("memlimit", `Go soft memory limit of a run, as "1700MiB" or "2GiB" ("" for none; -memlimit and $GOMEMLIMIT win)`, func(s *Spec) *string { return &s.MemLimit }),
 
 	{Key: "partition.method", Type: "string", Doc: "how a graph file's nodes become clients: multilevel (METIS-quality), louvain (communities merged or split to K as OpenFGL does), label-skew (Dirichlet over labels), random, or file (partition.file); an SBM's clients are its blocks",
@@ -374,6 +379,11 @@ func (s *Spec) Validate() error {
 	if s.MemLimit != "" {
 		if _, err := ParseBytes(s.MemLimit); err != nil {
 			return s.errAt("memlimit", "%v", err)
+		}
+	}
+	if s.Metric != "" {
+		if _, err := sim.ParseMetric(s.Metric); err != nil {
+			return s.errAt("metric", "%q, want accuracy, rocauc or \"\" (the dataset's own)", s.Metric)
 		}
 	}
 	c := s.Config()

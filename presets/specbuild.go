@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fedaux/fedaux/datasets"
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -52,7 +53,7 @@ func FromSpec(s *Spec) *Preset {
 		if !strings.HasSuffix(s.Graph, ".npz") {
 			p.Needs += "/raw/*.csv.gz"
 		}
-		if s.method() == "file" && s.Partition.Fallback == "" {
+		if _, built := embeddedRef(s.Partition.File); s.method() == "file" && s.Partition.Fallback == "" && !built {
 			p.Needs += ", " + s.Partition.File
 		}
 	}
@@ -177,18 +178,13 @@ func (s *Spec) resolve(path string, env Env) string {
 			return q
 		}
 	}
-	return filepath.Join(env.DataDir, path)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// getIt says where to get the graph files the presets name.
-var getIt = map[string]string{
-	"pubmed.npz": "PubMed is not shipped (its feature file could not be obtained offline). Convert PyG's Planetoid PubMed to the gnn-benchmark .npz schema (see README, \"More datasets\") and save it as pubmed.npz.",
-	"ogbn_arxiv": "Download ogbn-arxiv from the OGB website and unpack it so that ogbn_arxiv/raw/ holds edge.csv.gz, node-feat.csv.gz and node-label.csv.gz (see README, \"More datasets\").",
+	q := filepath.Join(env.DataDir, path)
+	if !exists(q) {
+		if _, ok := embeddedRef(path); ok {
+			return embeddedPrefix + path
+		}
+	}
+	return q
 }
 
 // graphPath returns the path of the scenario's graph, or an error that
@@ -198,13 +194,16 @@ func (s *Spec) graphPath(env Env) (string, error) {
 	if exists(p) {
 		return p, nil
 	}
+	if q := alternate(s.Graph, env); q != "" && (s.dir == "" || !filepath.IsAbs(s.Graph)) && exists(q) {
+		return q, nil
+	}
 	where := fmt.Sprintf("data directory %s; set -data or FEDAUX_DATA", env.DataDir)
 	if s.dir != "" && !filepath.IsAbs(s.Graph) {
 		where = fmt.Sprintf("looked beside %s and in the data directory %s", s.file, env.DataDir)
 	}
-	hint := getIt[s.Graph]
-	if hint == "" && s.file == "" {
-		hint = "It ships in the project's shared data (see README, \"More datasets\")."
+	hint := ""
+	if d := datasets.ForGraph(s.Graph); d != nil {
+		hint = fmt.Sprintf("Get it with `fedaux data get %s` (docs/data.md says how to place it by hand or use a mirror).", d.Name)
 	}
 	msg := fmt.Sprintf("graph %s not found (%s)", p, where)
 	if hint != "" {
@@ -257,6 +256,41 @@ var (
 // build makes the scenario for a run seed. A graph file does not depend
 // on the seed, so its scenario is cached.
 func (s *Spec) build(env Env, seed uint64) (*Scenario, error) {
+	sc, err := s.buildData(env, seed)
+	if err != nil {
+		return nil, err
+	}
+	if m := s.metric(); m != sc.Data.Metric {
+		// A copy: the cached scenario may be shared.
+		c := *sc
+		d := *sc.Data
+		d.Metric, c.Data = m, &d
+		sc = &c
+	}
+	return sc, nil
+}
+
+// metric returns the metric the scenario's clients report: its metric
+// key, else the dataset's own, else accuracy.
+func (s *Spec) metric() sim.Metric {
+	name := s.Metric
+	if d := datasets.ForGraph(s.Graph); name == "" && d != nil {
+		name = d.Metric
+	}
+	m, _ := sim.ParseMetric(name) // checked by Validate; "" is accuracy
+	return m
+}
+
+// MetricFor returns the metric a preset's clients report (accuracy for
+// a preset built in code).
+func (p *Preset) MetricFor() sim.Metric {
+	if p.Spec == nil {
+		return sim.Accuracy
+	}
+	return p.Spec.metric()
+}
+
+func (s *Spec) buildData(env Env, seed uint64) (*Scenario, error) {
 	if s.IsSBM() {
 		return buildSBM(s.sbmConfig(seed), seed, s.Train, s.Test)
 	}
@@ -294,12 +328,9 @@ func (s *Spec) build(env Env, seed uint64) (*Scenario, error) {
 	return sc, nil
 }
 
-// loadGraph reads a .npz graph file or an OGB raw-CSV directory.
+// loadGraph reads a graph in any format graphio.Load reads.
 func loadGraph(path string) (*graphio.Graph, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return graphio.LoadOGB(path)
-	}
-	return graphio.LoadNPZ(path)
+	return graphio.Load(path)
 }
 
 // component keeps the largest connected component of g, row-normalised
@@ -339,12 +370,8 @@ func (s *Spec) partitioned(full *graphio.Graph, path, mode string) (*Scenario, e
 		Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses},
 		Partition: fmt.Sprintf("%s, edge cut %d", how, graphio.EdgeCut(g, assign)),
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		f, err := Checksum(path)
-		if err != nil {
-			return nil, err
-		}
-		sc.Files = append(sc.Files, f)
+	if sc.Files, err = checksums(path); err != nil {
+		return nil, err
 	}
 	return sc, nil
 }
@@ -353,7 +380,15 @@ func (s *Spec) partitioned(full *graphio.Graph, path, mode string) (*Scenario, e
 // client, split) over the graph's largest component.
 func (s *Spec) withPartitionFile(full *graphio.Graph, graphPath, partPath string) (*Scenario, error) {
 	g, kept := s.component(full)
-	nodes, assign, roles, err := graphio.LoadPartition(partPath, full)
+	var nodes, assign []int
+	var roles []graphio.Role
+	var err error
+	if rest, ok := strings.CutPrefix(partPath, embeddedPrefix); ok {
+		b, _ := embeddedRef(rest)
+		nodes, assign, roles, err = graphio.LoadPartitionBytes(partPath, b, full)
+	} else {
+		nodes, assign, roles, err = graphio.LoadPartition(partPath, full)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -381,11 +416,11 @@ func (s *Spec) withPartitionFile(full *graphio.Graph, graphPath, partPath string
 		Partition: fmt.Sprintf("ref %s, edge cut %d", partPath, graphio.EdgeCut(g, assign)),
 	}
 	for _, p := range []string{graphPath, partPath} {
-		f, err := Checksum(p)
+		fs, err := checksums(p)
 		if err != nil {
 			return nil, err
 		}
-		sc.Files = append(sc.Files, f)
+		sc.Files = append(sc.Files, fs...)
 	}
 	return sc, nil
 }

@@ -289,6 +289,8 @@ func (s *Spec) applies(f *Field) bool {
 		return !sbm
 	case "memlimit":
 		return s.MemLimit != ""
+	case "metric":
+		return s.Metric != ""
 	}
 	return true
 }

@@ -63,6 +63,7 @@ type Client struct {
 	ID     int
 	data   *graphio.Client
 	input  gnn.Input
+	metric Metric // how val and test nodes are scored
 	labels []int
 	train  []int
 	val    []int
@@ -209,8 +210,8 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 			ID:        c.ID,
 			Nodes:     len(c.labels),
 			TrainLoss: loss,
-			ValAcc:    accuracy(logits, c.labels, c.val),
-			TestAcc:   accuracy(logits, c.labels, c.test),
+			ValAcc:    c.metric.score(logits, c.labels, c.val),
+			TestAcc:   c.metric.score(logits, c.labels, c.test),
 		},
 		Train:  len(c.train),
 		Shared: c.flatten(),

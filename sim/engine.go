@@ -22,6 +22,9 @@ type Data struct {
 	// Groups gives each client's true group when the scenario has one
 	// (synthetic SBM); nil otherwise. For display and scoring only.
 	Groups []int
+	// Metric is how clients score their validation and test nodes
+	// (Accuracy unless the dataset calls for ROC AUC).
+	Metric Metric
 }
 
 // ClientMetrics are one client's numbers in a round.
@@ -130,6 +133,9 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := validateData(data); err != nil {
 		return nil, err
 	}
+	if err := validateMetric(data); err != nil {
+		return nil, err
+	}
 	if err := ValidateKnob("partners", cfg.Partners, len(data.Clients)); err != nil {
 		return nil, fmt.Errorf("-partners: %w", err)
 	}
@@ -171,7 +177,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
-		cl.scratch = scratch
+		cl.scratch, cl.metric = scratch, data.Metric
 		s := <-scratch // the model's gradients go to the shared scratch (or away)
 		cl.model.Return(s)
 		scratch <- s

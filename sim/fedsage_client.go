@@ -27,6 +27,7 @@ const (
 type sageClient struct {
 	ID        int
 	data      *graphio.Client
+	metric    Metric // how val and test nodes are scored
 	relay     *sageRelay
 	clients   int
 	epochs    int
@@ -110,7 +111,7 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 	}
 	src := rand.NewPCG(cfg.Seed, streamKey("fedsage", c.ID))
 	sc := &sageClient{
-		ID: c.ID, data: c, relay: relay, clients: len(data.Clients), epochs: cfg.Epochs,
+		ID: c.ID, data: c, metric: data.Metric, relay: relay, clients: len(data.Clients), epochs: cfg.Epochs,
 		genRounds: cfg.GenRounds, genSteps: max(cfg.GenSteps, 1), feat: data.NumFeatures,
 		full:   sageGraph{adj: mean, x: features(g), labels: g.Labels},
 		labels: g.Labels, edges: adj.NNZ() > 0,
@@ -257,8 +258,8 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 	up := &Update{
 		ClientMetrics: ClientMetrics{
 			ID: c.ID, Nodes: n, TrainLoss: loss,
-			ValAcc:  accuracy(logits, c.labels, c.val),
-			TestAcc: accuracy(logits, c.labels, c.test),
+			ValAcc:  c.metric.score(logits, c.labels, c.val),
+			TestAcc: c.metric.score(logits, c.labels, c.test),
 		},
 		Embedding: meanRows(sageRowsOf(c.cls.Hidden(), n)),
 	}

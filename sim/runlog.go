@@ -86,30 +86,32 @@ type DataFile struct {
 
 // RunHeader is the first line of a run's log: what ran, with every setting.
 type RunHeader struct {
-	Type      string     `json:"type"` // "run"
-	Version   string     `json:"version"`
-	Preset    string     `json:"preset"`
-	Algo      Algorithm  `json:"algo"`
-	Rounds    int        `json:"rounds"`
-	Epochs    int        `json:"epochs"`
-	Hidden    int        `json:"hidden"`
-	Layers    int        `json:"layers"`
-	LR        float64    `json:"lr"`
-	WD        float64    `json:"wd"`
-	Dropout   float64    `json:"dropout"`
-	Alpha     float64    `json:"alpha"`
-	Sigma     float64    `json:"sigma"`
-	Score     string     `json:"score"`
-	Kernel    Kernel     `json:"kernel"`
-	Source    Source     `json:"sim"`
-	APVMix    bool       `json:"apv_mix"`
-	Partners  float64    `json:"partners,omitempty"`
-	Seed      uint64     `json:"seed"`
-	Workers   int        `json:"workers"`
-	Clients   int        `json:"clients"`
-	Partition string     `json:"partition,omitempty"`
-	Data      []DataFile `json:"data,omitempty"`
-	Started   string     `json:"started"`
+	Type      string    `json:"type"` // "run"
+	Version   string    `json:"version"`
+	Preset    string    `json:"preset"`
+	Algo      Algorithm `json:"algo"`
+	Rounds    int       `json:"rounds"`
+	Epochs    int       `json:"epochs"`
+	Hidden    int       `json:"hidden"`
+	Layers    int       `json:"layers"`
+	LR        float64   `json:"lr"`
+	WD        float64   `json:"wd"`
+	Dropout   float64   `json:"dropout"`
+	Alpha     float64   `json:"alpha"`
+	Sigma     float64   `json:"sigma"`
+	Score     string    `json:"score"`
+	Kernel    Kernel    `json:"kernel"`
+	Source    Source    `json:"sim"`
+	APVMix    bool      `json:"apv_mix"`
+	Partners  float64   `json:"partners,omitempty"`
+	Seed      uint64    `json:"seed"`
+	Workers   int       `json:"workers"`
+	Clients   int       `json:"clients"`
+	Partition string    `json:"partition,omitempty"`
+	// Metric is what val_acc and test_acc hold (omitted for accuracy).
+	Metric  Metric     `json:"metric,omitempty"`
+	Data    []DataFile `json:"data,omitempty"`
+	Started string     `json:"started"`
 	// Extra holds scenario facts (for example non-IID statistics).
 	Extra map[string]any `json:"extra,omitempty"`
 	// ClientDropout is the probability that a client misses a round (-dropout).
@@ -125,7 +127,7 @@ func (e *Engine) Header() RunHeader {
 		LR: c.LR, WD: c.WD, Dropout: c.Dropout, ClientDropout: e.faults.Dropout, Alpha: c.Alpha, Sigma: c.Sigma,
 		Score: c.Score.String(), Kernel: c.Kernel, Source: c.Source, APVMix: c.APVMix, Partners: c.Partners,
 		Seed: c.Seed, Workers: c.workers(),
-		Clients: len(e.data.Clients),
+		Clients: len(e.data.Clients), Metric: e.data.Metric,
 	}
 }
 

@@ -27,6 +27,9 @@ type Record struct {
 	FinalTest          float64 `json:"final_test"`
 	Seconds            float64 `json:"seconds"`
 	MedianRoundSeconds float64 `json:"median_round_seconds"`
+	// Metric is what the scores are (omitted for accuracy; rocauc for
+	// the binary heterophilous sets).
+	Metric sim.Metric `json:"metric,omitempty"`
 	// Val and Test are the mean client validation and test accuracy of
 	// every round, in order (convergence curves).
 	Val  []float64 `json:"val"`

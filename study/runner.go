@@ -322,7 +322,7 @@ func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took
 		Labels: c.Labels, Algo: cfg.Algo, Seed: cfg.Seed, Dropout: c.Dropout, Settings: settingsOf(cfg),
 		TestAtBestVal: s.TestAtBestVal, BestRound: s.BestRound, BestVal: s.BestVal, FinalTest: s.FinalTest,
 		Seconds: took.Seconds(), Numerics: sim.NumericsVersion, Version: presets.Version,
-		Finished: time.Now().UTC().Format(time.RFC3339), Shard: shard.String(),
+		Finished: time.Now().UTC().Format(time.RFC3339), Shard: shard.String(), Metric: sc.Data.Metric,
 	}
 	var secs []float64
 	for _, rep := range e.Reports() {

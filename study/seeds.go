@@ -148,6 +148,8 @@ type SeedSummary struct {
 	// Groups holds, per seed, how well the last round's matrices separate
 	// the true client groups (the records' Extra; synthetic presets only).
 	Groups [][]GroupScore `json:"groups,omitempty"`
+	// Metric is what the scores are (omitted for accuracy).
+	Metric sim.Metric `json:"metric,omitempty"`
 }
 
 // Summarize sums up the records of the run's seeds.
@@ -159,6 +161,7 @@ func (s *SeedRun) Summarize(recs []*Record) SeedSummary {
 		out.BestRound = append(out.BestRound, rec.BestRound)
 		out.Seconds = append(out.Seconds, rec.Seconds)
 		out.MedianRoundSeconds = append(out.MedianRoundSeconds, rec.MedianRoundSeconds)
+		out.Metric = rec.Metric
 		var g []GroupScore
 		if Extra(rec, &g) == nil && g != nil {
 			out.Groups = append(out.Groups, g)

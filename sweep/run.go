@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
@@ -212,7 +213,8 @@ func (w *writer) markdown(out io.Writer, res map[pos]*stat) error {
 	for _, k := range w.o.Knobs {
 		keys = append(keys, k.Key)
 	}
-	fmt.Fprintf(out, "Test accuracy (%%) at the round of best mean validation accuracy, mean ± std (population) over seeds %d..%d; "+
+	m := metricLabel(w.o.Presets)
+	fmt.Fprintf(out, "Test "+m+" (%%) at the round of best mean validation "+m+", mean ± std (population) over seeds %d..%d; "+
 		"**bold**: the best combination of each algorithm on each preset; [n/%d]: seeds finished so far; —: not run yet. "+
 		"Swept: %s; every other setting as the preset and the command's flags. Raw runs: `results*.jsonl`.\n\n",
 		w.o.Seed, w.o.Seed+uint64(w.o.Seeds)-1, w.o.Seeds, joinKeys(keys))
@@ -335,9 +337,10 @@ func (w *writer) figures(res map[pos]*stat) error {
 				series = append(series, w.series(res, p.Name, a, name))
 			}
 		}
-		title := fmt.Sprintf("test accuracy against %s (mean ± std, %d seeds)", k.Key, w.o.Seeds)
+		m := metricLabel(w.o.Presets)
+		title := fmt.Sprintf("test %s against %s (mean ± std, %d seeds)", m, k.Key, w.o.Seeds)
 		if err := export.WriteFileAtomic(filepath.Join(w.o.Out, f), func(out io.Writer) error {
-			return export.WriteErrorBars(out, title, k.Key, "test accuracy at best val (%)", k.Values, series)
+			return export.WriteErrorBars(out, title, k.Key, "test "+m+" at best val (%)", k.Values, series)
 		}); err != nil {
 			return err
 		}
@@ -351,9 +354,10 @@ func (w *writer) figures(res map[pos]*stat) error {
 			for _, a := range w.o.Algos {
 				series = append(series, w.series(res, p.Name, a, string(a)))
 			}
-			title := fmt.Sprintf("%s: test accuracy against %s (mean ± std, %d seeds)", p.Name, k.Key, w.o.Seeds)
+			m := p.MetricFor().Label()
+			title := fmt.Sprintf("%s: test %s against %s (mean ± std, %d seeds)", p.Name, m, k.Key, w.o.Seeds)
 			if err := export.WriteFileAtomic(filepath.Join(w.o.Out, names[0]), func(out io.Writer) error {
-				return export.WriteErrorBars(out, title, k.Key, "test accuracy at best val (%)", k.Values, series)
+				return export.WriteErrorBars(out, title, k.Key, "test "+m+" at best val (%)", k.Values, series)
 			}); err != nil {
 				return err
 			}
@@ -371,7 +375,7 @@ func (w *writer) figures(res map[pos]*stat) error {
 						}
 					}
 				}
-				title := fmt.Sprintf("%s %s: mean test accuracy (%%), %d seeds", p.Name, a, w.o.Seeds)
+				title := fmt.Sprintf("%s %s: mean test %s (%%), %d seeds", p.Name, a, p.MetricFor().Label(), w.o.Seeds)
 				if err := export.WriteFileAtomic(filepath.Join(w.o.Out, names[ai]), func(out io.Writer) error {
 					return export.WriteValueHeatMap(out, title, cols.Key, rows.Key, cols.Values, rows.Values, m)
 				}); err != nil {
@@ -384,3 +388,20 @@ func (w *writer) figures(res map[pos]*stat) error {
 }
 
 func nan() float64 { return math.NaN() }
+
+// metricLabel names the metric of the presets' scores: "accuracy", "ROC
+// AUC", or both when the presets differ.
+func metricLabel(ps []*presets.Preset) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range ps {
+		if l := p.MetricFor().Label(); !seen[l] {
+			seen[l] = true
+			names = append(names, l)
+		}
+	}
+	if len(names) == 0 {
+		return "accuracy"
+	}
+	return strings.Join(names, " or ")
+}

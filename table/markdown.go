@@ -50,7 +50,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	took, tookBy := 0.0, map[sim.Algorithm]float64{}
 	var body strings.Builder
 	for _, ds := range o.Datasets {
-		fmt.Fprintf(&body, "## %s\n\n| method |", presets.DatasetTitle(ds))
+		fmt.Fprintf(&body, "## %s%s\n\n| method |", presets.DatasetTitle(ds), o.metricNote(ds))
 		for _, k := range o.Clients {
 			fmt.Fprintf(&body, " %d clients |", k)
 		}
@@ -260,4 +260,18 @@ func (o *Options) algoSettings(g *grid, a sim.Algorithm) string {
 		parts = append(parts, v+" ("+strings.Join(names, ", ")+")")
 	}
 	return strings.Join(parts, " / ")
+}
+
+// metricNote returns " (ROC AUC, %)" for a dataset whose presets report
+// a metric other than accuracy, else "".
+func (o *Options) metricNote(ds string) string {
+	for _, k := range o.Clients {
+		if p, err := o.preset(ds, k); err == nil {
+			if m := p.MetricFor(); m != sim.Accuracy {
+				return " (" + m.Label() + ", %)"
+			}
+			return ""
+		}
+	}
+	return ""
 }

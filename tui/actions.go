@@ -298,8 +298,12 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	if len(m.reports) >= m.cfg.Rounds {
 		m.running, m.stepsLeft = false, 0
 		s := sim.Summarize(m.reports)
-		m.logf(false, "all %d rounds done: test at best val %.2f (round %d, val %.2f), final test %.2f",
-			m.cfg.Rounds, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
+		metric := ""
+		if mt := m.engine.Data().Metric; mt != sim.Accuracy {
+			metric = " " + mt.Label()
+		}
+		m.logf(false, "all %d rounds done: test%s at best val %.2f (round %d, val %.2f), final test %.2f",
+			m.cfg.Rounds, metric, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
 	}
 	return tea.Batch(exp, m.next())
 }

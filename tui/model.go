@@ -153,6 +153,7 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.header = presets.Header(p, sc, e, m.opts.Now())
 	m.k = len(e.Data().Clients)
 	m.groups = e.Data().Groups
+	m.chart.metric = e.Data().Metric
 	m.reports, m.controls, m.queued = nil, nil, nil
 	m.knobs = e.Knobs()
 	m.stepKnobs, m.lastKnobs = sim.Knobs{}, sim.Knobs{}

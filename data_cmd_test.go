@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fedaux/fedaux/datasets"
+	"github.com/fedaux/fedaux/presets"
+)
+
+// TestDataGetFromMirror serves the data directory with `data serve`'s
+// handler and fetches three datasets from it into an empty directory
+// with `data get -mirror`, then checks `fedaux data` reports them
+// verified and their presets ready.
+func TestDataGetFromMirror(t *testing.T) {
+	needData(t)
+	h, n := mirrorHandler(presets.DataDir(""))
+	if n == 0 {
+		t.Fatal("the data directory holds no catalogue file")
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	err := dataCmd([]string{"get", "cora", "minesweeper", "-mirror", ts.URL, "-data", dir, "-q"}, &out, &errs)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs.String())
+	}
+	for _, want := range []string{"cora                 verified", "minesweeper          verified"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output %q lacks %q", out.String(), want)
+		}
+	}
+	out.Reset()
+	if err := dataCmd([]string{"-data", dir}, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"minesweeper-10", "cora-10-ref", "fedaux data get citeseer pubmed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("`fedaux data` output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(strings.SplitN(out.String(), "presets missing data", 2)[0], "citeseer-10 ") {
+		t.Errorf("citeseer-10 listed ready without its data:\n%s", out.String())
+	}
+	// The mirror from the environment, and a name that does not exist.
+	t.Setenv(datasets.MirrorEnv, ts.URL)
+	if err := dataCmd([]string{"get", "-data", dir, "-q", "photo"}, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "amazon_electronics_photo.npz")); err != nil {
+		t.Error(err)
+	}
+	if err := dataCmd([]string{"get", "-data", dir, "cora2"}, &out, &errs); err == nil || !strings.Contains(err.Error(), `unknown dataset "cora2"`) {
+		t.Errorf("error %v", err)
+	}
+}
