@@ -106,6 +106,10 @@ type Engine struct {
 	meta     Meta         // how to rebuild the scenario, for checkpoints
 	dataSum  string       // dataFingerprint, computed on first use
 	kernel   bool         // the clients' models have an APV
+	// sigmaRead: the clients' models have the kernel head (ReadsKnob).
+	sigmaRead bool
+	rollback  bool  // SetRollback
+	undo      *undo // the round in flight's undo state, with rollback on
 
 	wantMu sync.Mutex // guards want, which Want sets while a round may run
 	want   wantSet
@@ -143,7 +147,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel}
+	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
 	if b, ok := st.(runnerBuilder); ok { // clients of its own (FedSage+)
 		if e.runners, err = b.buildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
@@ -259,6 +263,9 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
 	}
+	if err := e.beginUndo(); err != nil {
+		return nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, err)
+	}
 	start := time.Now()
 	round := len(e.reports) + 1
 	absent := e.drawAbsent(round)
@@ -353,7 +360,9 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 				if remote != nil {
 					msg.Remote = remote[i]
 				}
-				ups[i], errs[i] = e.runRound(ctx, i, msg)
+				if errs[i] = e.saveClient(i); errs[i] == nil {
+					ups[i], errs[i] = e.runRound(ctx, i, msg)
+				}
 				if e.OnProgress != nil {
 					mu.Lock()
 					done++
