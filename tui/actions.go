@@ -3,8 +3,10 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -50,7 +52,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if len(m.reports) >= m.cfg.Rounds {
-			m.logf(false, "all %d rounds have run; r resets with a new seed", m.cfg.Rounds)
+			m.logf(false, "all %d rounds have run; %s", m.cfg.Rounds, restartHint)
 			return nil
 		}
 		m.running = true
@@ -64,18 +66,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.SigmaDown):
 		return m.setKnob("sigma", ladder(m.Knobs().Sigma, -1))
 	case key.Matches(msg, k.SetAlpha):
-		m.screen = prompting
-		return m.prompt.Open(askAlpha, fmtKnob(m.Knobs().Alpha))
+		return m.openKnobPrompt(askAlpha)
 	case key.Matches(msg, k.SetSigma):
-		m.screen = prompting
-		return m.prompt.Open(askSigma, fmtKnob(m.Knobs().Sigma))
+		return m.openKnobPrompt(askSigma)
 	case key.Matches(msg, k.PartnersUp):
 		return m.setKnob("partners", min(float64(m.k), math.Floor(m.Knobs().Partners)+1))
 	case key.Matches(msg, k.PartnersDown):
 		return m.setKnob("partners", math.Max(0, math.Ceil(m.Knobs().Partners)-1))
 	case key.Matches(msg, k.SetPartners):
-		m.screen = prompting
-		return m.prompt.Open(askPartners, fmtKnob(m.Knobs().Partners))
+		return m.openKnobPrompt(askPartners)
 	case key.Matches(msg, k.Source):
 		m.cycleSource()
 	case key.Matches(msg, k.APVMix):
@@ -86,9 +85,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if dir == "" {
 			dir = export.DefaultDir(m.preset.Name, m.opts.Now())
 		}
-		return m.prompt.Open(askExport, dir)
+		return m.prompt.Open(askExport, dir, "a directory; it is created, files in it are replaced")
 	case key.Matches(msg, k.Reset):
-		return m.reset()
+		return m.reset(true)
+	case key.Matches(msg, k.Restart):
+		return m.reset(false)
 	case key.Matches(msg, k.Preset):
 		return m.openPicker()
 	case key.Matches(msg, k.Scenario):
@@ -138,13 +139,16 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.Confirm):
 		if m.prompt.kind == askExport {
+			if m.prompt.busy != "" {
+				return nil // the export asked for is under way
+			}
 			dir := m.prompt.input.Value()
 			if dir == "" {
 				m.prompt.err = "name a directory"
 				return nil
 			}
-			m.prompt.Close()
-			m.screen = dashboard
+			// The prompt stays open until the export is written, and
+			// shows why if it fails (exported).
 			return m.exportTo(dir)
 		}
 		name, v, err := m.prompt.Knob(m.k)
@@ -178,6 +182,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			c := p.Config()
 			c.Seed, c.Workers = m.cfg.Seed, m.cfg.Workers
+			m.presetKnobsNote(p.Name, c)
 			c, why := m.withVariant(c, "preset "+p.Name)
 			return m.rebuild(p, c, why)
 		}
@@ -187,16 +192,38 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// presetKnobsNote says, before another preset is built, that it brings
+// its own knobs: which of the session's values it replaces, and which
+// change waiting for the round in flight it drops.
+func (m *Model) presetKnobsNote(name string, c sim.Config) {
+	for _, q := range m.queued {
+		m.logf(true, "%s %s → %s dropped: preset %s brings its own %s", q.Name, fmtKnob(q.From), fmtKnob(q.To), name, q.Name)
+	}
+	cur := m.knobs
+	var diff []string
+	for _, k := range []struct {
+		name     string
+		was, now float64
+	}{{"α", cur.Alpha, c.Alpha}, {"σ", cur.Sigma, c.Sigma}, {"auto α partners", cur.Partners, c.Partners}} {
+		if k.was != k.now {
+			diff = append(diff, fmt.Sprintf("%s %s (was %s)", k.name, fmtKnob(k.now), fmtKnob(k.was)))
+		}
+	}
+	if len(diff) > 0 {
+		m.logf(false, "preset %s brings its own knobs: %s", name, strings.Join(diff, ", "))
+	}
+}
+
 // exportTo exports the session into dir: now when no round is in flight,
 // else once it is done (see flushExport).
 func (m *Model) exportTo(dir string) tea.Cmd {
 	if m.act == building {
-		m.logf(true, "busy building; export once the engine is ready")
+		m.prompt.err = "an engine is being built; export once it is ready"
 		return nil
 	}
 	if m.act != idle {
 		m.exportDir = dir
-		m.logf(false, "exporting to %s once the round in flight is done…", dir)
+		m.prompt.busy = "exporting to " + dir + " once the round in flight is done…"
 		return nil
 	}
 	m.exportDir = dir
@@ -216,7 +243,7 @@ func (m *Model) flushExport() tea.Cmd {
 	if err := m.engine.Complete(m.opts.Context, sim.WantAll); err != nil {
 		m.logf(true, "export: the last round's views: %v", err)
 	}
-	m.logf(false, "exporting %d rounds to %s…", len(m.reports), dir)
+	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)
 	return m.drv.export(dir, m.snapshot())
 }
 
@@ -238,7 +265,7 @@ func (m *Model) addSteps(n int) tea.Cmd {
 		left-- // the round in flight
 	}
 	if left <= 0 {
-		m.logf(false, "all %d rounds have run; r resets with a new seed", m.cfg.Rounds)
+		m.logf(false, "all %d rounds have run; %s", m.cfg.Rounds, restartHint)
 		return nil
 	}
 	m.stepsLeft = min(m.stepsLeft+n, left)
@@ -281,9 +308,10 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		m.running, m.stepsLeft = false, 0
 		if !errors.Is(msg.err, context.Canceled) {
-			m.logf(true, "round %d failed: %v", len(m.reports)+1, msg.err)
+			m.failed(msg.err)
 		}
 		if msg.report == nil {
+			m.applyQueued()
 			return m.flushExport()
 		}
 	}
@@ -291,10 +319,7 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	exp := m.flushExport()
 	m.lastKnobs = m.stepKnobs
 	m.reorder()
-	for _, q := range m.queued {
-		m.applyKnob(q.Name, q.To)
-	}
-	m.queued = nil
+	m.applyQueued()
 	if len(m.reports) >= m.cfg.Rounds {
 		m.running, m.stepsLeft = false, 0
 		s := sim.Summarize(m.reports)
@@ -304,12 +329,38 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	return tea.Batch(exp, m.next())
 }
 
+// applyQueued applies the knob changes made while a round was in flight.
+func (m *Model) applyQueued() {
+	for _, q := range m.queued {
+		m.applyKnob(q.Name, q.To)
+	}
+	m.queued = nil
+}
+
+// failed takes a round that failed: the engine rolls back to the last
+// good round (sim.Engine.Rollback), and the log says what failed, with
+// which knobs, and that the session goes on.
+func (m *Model) failed(err error) {
+	round := len(m.reports) + 1
+	k := m.stepKnobs
+	what := strings.TrimPrefix(err.Error(), "sim: ")
+	what = strings.TrimPrefix(what, fmt.Sprintf("round %d: ", round))
+	m.logf(true, "round %d failed (α %s, σ %s): %s", round, fmtKnob(k.Alpha), fmtKnob(k.Sigma), what)
+	n, rerr := m.engine.Rollback()
+	if rerr != nil {
+		m.logf(true, "the engine cannot roll back (%v): %s", rerr, restartHint)
+		return
+	}
+	m.logf(false, "rolled back to round %d as it was, bit for bit: change a knob and step (n) to run round %d again", n, n+1)
+}
+
 // rebuild replaces the engine by a new one for preset p and settings c,
 // after the round in flight (which is cancelled) if any.
 func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 	m.queued = nil
 	m.running, m.stepsLeft = false, 0
 	start := func() tea.Cmd {
+		m.endRun()
 		m.job++
 		m.act = building
 		m.logf(false, "%s: building…", why)

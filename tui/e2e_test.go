@@ -94,7 +94,7 @@ func TestEndToEnd(t *testing.T) {
 	s.waitScreen("the stretched scale", "apv  stretched 0.9999", "heat map stretched over")
 
 	s.keys("e")
-	s.waitScreen("the export prompt", "export to directory", dir)
+	s.waitScreen("the export prompt", "export to:", dir)
 	s.keys("Enter")
 	s.waitScreen("the export", "exported")
 	checkExport(t, dir, 4, 20)

@@ -151,7 +151,7 @@ func (h *heatModel) AutoNote() string {
 	}
 	lo, hi, _ := export.OffDiagRange(s.m)
 	raw := export.RawScale(s.kind)
-	return fmt.Sprintf("heat map stretched: %s's off-diagonal entries span %.2g, under %g %% of the raw scale [%g, %g] (z: raw)",
+	return fmt.Sprintf("heat map stretched: the off-diagonal entries of %s span %.2g, under %g %% of the raw scale [%g, %g] (z: raw)",
 		s.name, hi-lo, 100*stretchBelow, raw.Lo, raw.Hi)
 }
 

@@ -98,8 +98,13 @@ type Model struct {
 	exportDir  string         // an export waiting for the round in flight
 	pane       int            // 0: heat map, 1: chart, when only one fits
 	autoNoted  bool           // the log explains the heat map's automatic stretch
+	ended      *sim.Engine    // the engine whose summary line endRun wrote
 
 	events []event
+	// knobEvent identifies the knob change the last log line reports
+	// (knob and round), so that the next change of the same knob for the
+	// same round replaces the line instead of adding one.
+	knobEvent string
 
 	hdr    headerModel
 	bars   barsModel
@@ -156,6 +161,10 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.reports, m.controls, m.queued = nil, nil, nil
 	m.knobs = e.Knobs()
 	m.stepKnobs, m.lastKnobs = sim.Knobs{}, sim.Knobs{}
+	m.knobEvent = ""
+	if err := e.SetRollback(true); err != nil {
+		m.logf(false, "note: %v", err)
+	}
 	m.pending = m.pending && (m.nextSource != m.cfg.Source || m.nextMix != m.cfg.APVMix)
 	m.act, m.running, m.stepsLeft = idle, false, 0
 	m.heat.SetOffered(e.Offered())
@@ -203,11 +212,37 @@ func (m *Model) Knobs() sim.Knobs {
 	return k
 }
 
-// Close cancels the work in flight and waits for it to stop.
-func (m *Model) Close() { m.drv.Close() }
+// Close cancels the work in flight, waits for it to stop, and ends the
+// run log with the summary of the rounds run (see endRun).
+func (m *Model) Close() {
+	m.drv.Close()
+	m.endRun()
+}
+
+// summaryLine is the run log's last line of a run.
+type summaryLine struct {
+	Type string `json:"type"`
+	sim.Summary
+}
+
+// endRun writes the summary line of the engine's rounds to the run log,
+// once, when the console leaves the engine (a restart, another preset,
+// quitting); nothing when no round ran. Call it when no work is in
+// flight.
+func (m *Model) endRun() {
+	e := m.engine
+	if e == nil || m.ended == e || e.Log() == nil || e.Round() == 0 {
+		return
+	}
+	m.ended = e
+	if err := e.Log().Write(summaryLine{Type: "summary", Summary: e.Summary()}); err != nil {
+		m.logf(true, "run log: %v", err)
+	}
+}
 
 // logf adds a line to the console's log.
 func (m *Model) logf(bad bool, format string, args ...any) {
+	m.knobEvent = ""
 	m.events = append(m.events, event{fmt.Sprintf(format, args...), bad})
 	if len(m.events) > 100 {
 		m.events = m.events[len(m.events)-100:]
@@ -235,11 +270,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case builtMsg:
 		cmd = m.built(msg)
 	case exportedMsg:
-		if msg.err != nil {
-			m.logf(true, "export failed: %v", msg.err)
-		} else {
-			m.logf(false, "exported %d files to %s", len(msg.files), msg.dir)
-		}
+		m.exported(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
 	default:
@@ -247,6 +278,29 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.sync()
 	return m, cmd
+}
+
+// exported takes the result of an export: on success the export prompt
+// closes and the log says where the files are; on failure the prompt, if
+// still open, stays with the error, so that the user can name another
+// directory.
+func (m *Model) exported(msg exportedMsg) {
+	open := m.screen == prompting && m.prompt.kind == askExport && m.prompt.busy != ""
+	if open {
+		m.prompt.busy = ""
+	}
+	if msg.err != nil {
+		m.logf(true, "export failed: %v", msg.err)
+		if open {
+			m.prompt.err = "export failed: " + msg.err.Error()
+		}
+		return
+	}
+	m.logf(false, "exported %d files to %s", len(msg.files), msg.dir)
+	if open {
+		m.prompt.Close()
+		m.screen = dashboard
+	}
 }
 
 // forward passes other messages (cursor blinks, filter results) to the
@@ -284,9 +338,14 @@ func (m *Model) sync() {
 	k := m.Knobs()
 	h.alpha, h.sigma, h.partners = k.Alpha, k.Sigma, k.Partners
 	h.hasLast, h.hasSpread = last != nil, false
+	h.readsAlpha, h.readsSigma = m.engine.ReadsKnob(sim.KnobAlpha), m.engine.ReadsKnob(sim.KnobSigma)
+	h.hasPrev = last != nil || m.act == stepping
 	if last != nil {
-		h.lastAlpha, h.lastSigma, h.lastPartners, h.seconds = last.Alpha, last.Sigma, m.lastKnobs.Partners, last.Seconds
+		h.seconds = last.Seconds
+		h.prevAlpha, h.prevSigma, h.prevPartn = last.Alpha, last.Sigma, m.lastKnobs.Partners
 		h.spread, h.hasSpread = export.WeightSpread(last.Weights)
+	} else if m.act == stepping {
+		h.prevAlpha, h.prevSigma, h.prevPartn = m.stepKnobs.Alpha, m.stepKnobs.Sigma, m.stepKnobs.Partners
 	}
 	h.act, h.running, h.stepsLeft, h.done, h.total = m.act, m.running, m.stepsLeft, m.done, m.k
 	if m.act == idle && len(m.reports) >= m.cfg.Rounds {
