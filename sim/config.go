@@ -217,7 +217,7 @@ func ValidateKnob(name Knob, v float64, clients int) error {
 			return bad("> 0")
 		}
 		if v < MinSigma {
-			return bad(fmt.Sprintf(">= %s: below it 2/sigma^2 overflows float64 and every round fails with NaN gradients", fmtKnobLimit(MinSigma)))
+			return bad(fmt.Sprintf(">= %s (below it the kernel's 2/sigma^2 overflows float64 and rounds fail with NaN gradients)", fmtKnobLimit(MinSigma)))
 		}
 	case KnobPartners:
 		if v != 0 && v < 1 {

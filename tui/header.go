@@ -40,15 +40,15 @@ type headerModel struct {
 	// draws a change as old→new.
 	hasPrev                         bool
 	prevAlpha, prevSigma, prevPartn float64
-	readsAlpha, readsSigma          bool // the algorithm reads the knob (else "α –")
-	partners             float64 // > 0: alpha is set per client (auto alpha); next round
-	spread               float64 // largest / smallest off-diagonal weight of the last round
-	hasSpread            bool
-	act                  activity
-	running              bool // run mode (or a batch of steps) is on
-	stepsLeft            int
-	done, total          int // clients done in the round in progress
-	seconds              float64
+	readsAlpha, readsSigma          bool    // the algorithm reads the knob (else "α –")
+	partners                        float64 // > 0: alpha is set per client (auto alpha); next round
+	spread                          float64 // largest / smallest off-diagonal weight of the last round
+	hasSpread                       bool
+	act                             activity
+	running                         bool // run mode (or a batch of steps) is on
+	stepsLeft                       int
+	done, total                     int // clients done in the round in progress
+	seconds                         float64
 }
 
 // SetWidth sets the width of the line.
