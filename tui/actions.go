@@ -99,6 +99,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.logf(false, "no round yet: the heat map has no matrix to switch to")
 		}
 		m.wantViews()
+		return m.completeShown()
 	case key.Matches(msg, k.Scale):
 		if m.heat.ToggleScale() {
 			m.logf(false, "heat map stretched over the off-diagonal range (z: raw scale)")
@@ -329,6 +330,47 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	return tea.Batch(exp, m.next())
 }
 
+// completeShown computes, while the console is paused, the view the
+// heat map shows when the last round did not compute it (nobody was
+// showing it then), as an export would (sim.Engine.Complete): a view is
+// never left empty for want of a round.
+func (m *Model) completeShown() tea.Cmd {
+	if m.act != idle || len(m.reports) == 0 {
+		return nil
+	}
+	s, ok := m.heat.shown()
+	tag := fmt.Sprintf("%s@%d", s.name, len(m.reports))
+	if !ok || !s.later || m.tried == tag {
+		return nil
+	}
+	m.tried = tag
+	m.job++
+	m.act = computing
+	return m.drv.complete(m.engine, s.name, m.job)
+}
+
+// viewDone takes a computed view, and goes on with what waited for it.
+func (m *Model) viewDone(msg viewDoneMsg) tea.Cmd {
+	if msg.job != m.job || m.act != computing {
+		return nil
+	}
+	m.act = idle
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		m.logf(true, "view %s: %v", msg.name, msg.err)
+	}
+	m.heat.invalidate()
+	if after := m.afterRound; after != nil {
+		m.afterRound = nil
+		return tea.Batch(m.flushExport(), after())
+	}
+	m.applyQueued()
+	exp := m.flushExport()
+	if cmd := m.completeShown(); cmd != nil {
+		return tea.Batch(exp, cmd)
+	}
+	return tea.Batch(exp, m.next())
+}
+
 // applyQueued applies the knob changes made while a round was in flight.
 func (m *Model) applyQueued() {
 	for _, q := range m.queued {
@@ -369,6 +411,9 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 	switch m.act {
 	case stepping:
 		m.drv.cancelStep()
+		m.afterRound = start
+		return nil
+	case computing:
 		m.afterRound = start
 		return nil
 	case building:

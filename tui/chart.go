@@ -195,7 +195,11 @@ func canvasView(cv *canvas.Model) string {
 // the given ranges.
 func (c *chartModel) canvas(h int, maxX, lo, hi float64) *linechart.Model {
 	st := c.styles
-	label := func(_ int, v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	// Every y label as wide as the widest (ntcharts sizes the label
+	// column by the first label, the lowest, and cuts the others: "00"
+	// for 100 above 90).
+	lw := max(len(strconv.FormatFloat(lo, 'f', 0, 64)), len(strconv.FormatFloat(hi, 'f', 0, 64)))
+	label := func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, strconv.FormatFloat(v, 'f', 0, 64)) }
 	// The x axis's labels are drawn by drawRoundLabels: ntcharts labels
 	// evenly spaced columns with the rounded value there, which skips
 	// rounds (1 2 3 4 6 7 on a 10-round axis).

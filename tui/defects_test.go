@@ -296,3 +296,137 @@ func newLogModel(t *testing.T, log *sim.RunLog) *Model {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m
 }
+
+// TestScenarioValuesMarked (defect 4): a long value in the scenario
+// panel is shown from its start with "…" where it is cut (at the left
+// when the focused field has scrolled), and the fields widen with the
+// terminal.
+func TestScenarioValuesMarked(t *testing.T) {
+	long := "0.015,0.03,0.045,0.06,0.075,0.09,0.105,0.12,0.135,0.15,0.165,0.18"
+	row := func(scr, key string) string {
+		for _, l := range strings.Split(plain(scr), "\n") {
+			if strings.Contains(l, key+" ") {
+				return strings.TrimRight(l, " ")
+			}
+		}
+		return ""
+	}
+	var widths []int
+	for _, w := range []int{80, 120, 200} {
+		m := newTestModel(t, true, w, 30, small)
+		press(m, "S")
+		fd := m.scen.field("sbm.intra")
+		fd.input.SetValue(long)
+		r := row(m.Render(), "sbm.intra")
+		v, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r), "sbm.intra")), "  was ")
+		if !strings.HasPrefix(v, "0.015,0.03,") || !strings.HasSuffix(v, "…") && v != long {
+			t.Errorf("%d columns: unfocused long value shown as %q", w, v)
+		}
+		widths = append(widths, len([]rune(v)))
+		for m.scen.Focused() != "sbm.intra" {
+			press(m, "tab")
+		}
+		m.scen.fields["sbm.intra"].input.CursorEnd()
+		r = row(m.Render(), "sbm.intra")
+		v, _, _ = strings.Cut(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r), "› sbm.intra")), "  was ")
+		if len([]rune(v)) < len([]rune(long)) && !strings.HasPrefix(v, "…") {
+			t.Errorf("%d columns: focused, scrolled value shown as %q, without a mark", w, v)
+		}
+	}
+	if !(widths[0] < widths[1]) {
+		t.Errorf("value widths at 80, 120, 200 columns: %v; want wider fields on wider screens", widths)
+	}
+}
+
+// TestChartLabelsWide (defect 9): the y labels keep every digit (100,
+// not 00) at 80x24.
+func TestChartLabelsWide(t *testing.T) {
+	st := NewStyles(true)
+	c := chartModel{styles: &st}
+	c.SetSize(47, 10)
+	var reps []*sim.RoundReport
+	for i := 1; i <= 5; i++ {
+		reps = append(reps, &sim.RoundReport{Round: i, MeanVal: 90 + 2*float64(i), MeanTest: 91 + 2*float64(i)})
+	}
+	c.SetData(reps, nil)
+	out := plain(c.View())
+	if !strings.Contains(out, "100│") || strings.Contains(out, "\n00│") {
+		t.Errorf("y labels cut:\n%s", out)
+	}
+}
+
+// TestPickerFits (defect 9): the preset picker's lines fit the screen
+// without a cut mark, and a preset whose data are present does not say
+// it needs them.
+func TestPickerFits(t *testing.T) {
+	for _, noColor := range []bool{false, true} {
+		m := newTestModel(t, noColor, 80, 24, small)
+		press(m, "P")
+		for i, l := range strings.Split(plain(m.Render()), "\n")[2:22] {
+			if strings.HasSuffix(l, "…") && !strings.HasSuffix(strings.TrimRight(l, " "), ")…") {
+				if r := []rune(l); r[len(r)-1] == '…' && r[len(r)-2] == ' ' {
+					t.Errorf("colour %v: line %d has a stray cut mark: %q", !noColor, i+2, l)
+				}
+			}
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cora.npz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("cora-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewStyles(true)
+	pk := newPicker(&st, []*presets.Preset{p}, nil, presets.Env{DataDir: dir})
+	if d := pk.list.Items()[0].(presetItem).Description(); strings.Contains(d, "needs") || !strings.Contains(d, "[reads cora.npz]") {
+		t.Errorf("cora.npz present, description %q", d)
+	}
+	pk = newPicker(&st, []*presets.Preset{p}, nil, presets.Env{DataDir: t.TempDir()})
+	if d := pk.list.Items()[0].(presetItem).Description(); !strings.Contains(d, "[needs cora.npz: missing]") {
+		t.Errorf("cora.npz missing, description %q", d)
+	}
+}
+
+// TestHeaderTimeWhileRunning (defect 9): the time per round stays in
+// the header at 120 columns while rounds run.
+func TestHeaderTimeWhileRunning(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n")
+	m.running = true
+	step := m.key(keyMsg("n"))
+	m.sync()
+	if h := plain(m.hdr.View()); !strings.Contains(h, "s/round") || !strings.Contains(h, "▶") {
+		t.Errorf("header while running: %q", h)
+	}
+	m.running = false
+	drive(m, step)
+}
+
+// TestHeatMapUsesRoom (defect 10): at 200x50 the heat map's cells widen
+// to the pane instead of keeping the 120-column size.
+func TestHeatMapUsesRoom(t *testing.T) {
+	m := newTestModel(t, true, 200, 50, small)
+	press(m, "n")
+	widest := 0
+	for _, l := range strings.Split(plain(m.heat.View()), "\n") {
+		widest = max(widest, len([]rune(strings.TrimRight(l, " "))))
+	}
+	if l := m.plan(); widest <= l.rightW-m.k { // within a column a client of the pane
+		t.Errorf("heat map %d columns wide in a %d-column pane", widest, l.rightW)
+	}
+}
+
+// TestWeightsNote (defect 9): the auto-stretch note of the weights
+// reads well.
+func TestWeightsNote(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n")
+	for m.heat.src != srcWeights {
+		press(m, "m")
+	}
+	if note := m.heat.AutoNote(); strings.Contains(note, "s's") {
+		t.Errorf("note %q", note)
+	}
+}

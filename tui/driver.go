@@ -31,6 +31,13 @@ type (
 		scen   *presets.Scenario
 		err    error
 	}
+	// viewDoneMsg ends the computation of the last round's view name
+	// (job).
+	viewDoneMsg struct {
+		job  int
+		name string
+		err  error
+	}
 	// exportedMsg reports an export.
 	exportedMsg struct {
 		dir   string
@@ -160,5 +167,17 @@ func (d *driver) export(dir string, run *export.Run) tea.Cmd {
 		defer d.wg.Done()
 		files, err := export.Write(dir, run)
 		return exportedMsg{dir: dir, files: files, err: err}
+	}
+}
+
+// complete returns a command that computes the last round's optional
+// matrix name from the clients' models (sim.Engine.Complete), as job.
+func (d *driver) complete(e *sim.Engine, name string, job int) tea.Cmd {
+	return func() tea.Msg {
+		if !d.enter() {
+			return viewDoneMsg{job: job, name: name, err: context.Canceled}
+		}
+		defer d.wg.Done()
+		return viewDoneMsg{job: job, name: name, err: e.Complete(d.ctx, name)}
 	}
 }

@@ -13,10 +13,11 @@ import (
 type activity int
 
 const (
-	idle     activity = iota // paused, waiting for the user
-	stepping                 // a round is in progress
-	building                 // an engine is being built
-	finished                 // every configured round has run
+	idle      activity = iota // paused, waiting for the user
+	stepping                  // a round is in progress
+	building                  // an engine is being built
+	computing                 // the shown view of the last round is being computed
+	finished                  // every configured round has run
 )
 
 // headerModel is the top line: preset, algorithm and similarity source
@@ -143,6 +144,11 @@ func (h *headerModel) state(short bool) string {
 			return st.Busy.Render("◌")
 		}
 		return st.Busy.Render("◌ building…")
+	case computing:
+		if short {
+			return st.Busy.Render("◌")
+		}
+		return st.Busy.Render("◌ computing the view…")
 	case finished:
 		if short {
 			return st.Paused.Render("■")

@@ -302,17 +302,19 @@ func (h *heatModel) group(id int) int {
 	return -1
 }
 
+// maxCellW is the widest heat-map cell.
+const maxCellW = 8
+
 // full draws one line per client and two columns (or, with values on and
 // room enough, five) per cell, under a column header when header is set,
 // and in at most rows lines of clients.
 func (h *heatModel) full(m [][]float64, lo, hi float64, header bool, rows int) string {
 	st := h.styles
 	labelW := len(clientLabel(h.k-1, h.groups))
-	cellW := max(2, min(6, (h.width-labelW-1)/max(1, h.k)))
+	// Cells as wide as the pane allows (up to maxCellW), so that a wide
+	// terminal shows a wide map.
+	cellW := max(2, min(maxCellW, (h.width-labelW-1)/max(1, h.k)))
 	showNums := h.values && cellW >= 4
-	if !showNums {
-		cellW = min(cellW, 3)
-	}
 	var b strings.Builder
 	// Column header: group letters (or the last digit of the id).
 	if header {

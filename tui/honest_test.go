@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -109,8 +108,13 @@ func TestHeatSources(t *testing.T) {
 			press(m, "m")
 		}
 		if slices.Contains(later, name) {
-			if !strings.Contains(plain(m.Render()), "computed from round "+strconv.Itoa(len(m.reports)+1)+" on") {
-				t.Errorf("%s: the heat map does not say when the view is computed:\n%s", name, plain(m.Render()))
+			// Paused, the view shown is computed at once for the last
+			// round (defect 9: it stayed empty until the next round).
+			if _, ok := m.reports[len(m.reports)-1].Views[sim.Source(name)]; !ok {
+				t.Errorf("%s: shown while paused, but not computed for round %d", name, len(m.reports))
+			}
+			if strings.Contains(plain(m.Render()), "computed from round") {
+				t.Errorf("%s: the heat map waits for a round:\n%s", name, plain(m.Render()))
 			}
 			press(m, "n") // the view is on screen: the next round computes it
 			if _, ok := m.reports[len(m.reports)-1].Views[sim.Source(name)]; !ok {

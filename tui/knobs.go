@@ -89,8 +89,11 @@ func (m *Model) setKnob(name sim.Knob, v float64) tea.Cmd {
 		m.queued = append(m.queued, export.Control{Name: name, From: from, To: v})
 	}
 	text := fmt.Sprintf("%s %s → %s after the round in flight (from round %d)", name, fmtKnob(from), fmtKnob(v), len(m.reports)+2)
-	if m.act == building {
+	switch m.act {
+	case building:
 		text = fmt.Sprintf("%s %s → %s once the new engine is ready", name, fmtKnob(from), fmtKnob(v))
+	case computing:
+		text = fmt.Sprintf("%s %s → %s once the view is computed (from round %d)", name, fmtKnob(from), fmtKnob(v), len(m.reports)+1)
 	}
 	if from == v {
 		text = fmt.Sprintf("%s stays %s", name, fmtKnob(v))

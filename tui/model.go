@@ -98,6 +98,7 @@ type Model struct {
 	exportDir  string         // an export waiting for the round in flight
 	pane       int            // 0: heat map, 1: chart, when only one fits
 	autoNoted  bool           // the log explains the heat map's automatic stretch
+	tried      string         // the view completeShown computed last, with its round
 	ended      *sim.Engine    // the engine whose summary line endRun wrote
 
 	events []event
@@ -196,8 +197,8 @@ func (m *Model) reorder() {
 // flight (Busy).
 func (m *Model) Engine() *sim.Engine { return m.engine }
 
-// Busy reports whether a round or a build is in flight.
-func (m *Model) Busy() bool { return m.act == stepping || m.act == building }
+// Busy reports whether a round, a build or a view is in flight.
+func (m *Model) Busy() bool { return m.act != idle }
 
 // Round returns the number of rounds the console has shown.
 func (m *Model) Round() int { return len(m.reports) }
@@ -269,6 +270,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case builtMsg:
 		cmd = m.built(msg)
+	case viewDoneMsg:
+		cmd = m.viewDone(msg)
 	case exportedMsg:
 		m.exported(msg)
 	case tea.KeyPressMsg:
