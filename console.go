@@ -38,21 +38,34 @@ func tuiCmd(args []string, stderr io.Writer) error {
 	if !study.IsTerminal(os.Stdout) || !study.IsTerminal(os.Stdin) {
 		return errors.New("tui: the console needs a terminal; use 'fedaux run' for a headless run")
 	}
-	var log *sim.RunLog
-	if f.logPath != "" {
-		if log, err = sim.OpenRunLog(f.logPath); err != nil {
-			return err
+	// Every session keeps its run log (-log, else runs/<preset>-<time>.jsonl),
+	// so that a steered session can be replayed (run -replay).
+	logPath := f.logPath
+	if logPath == "" {
+		logPath = sessionLog(p.Name, time.Now())
+		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+			return fmt.Errorf("tui: the session's run log: %w", err)
 		}
-		defer log.Close()
 	}
+	log, err := sim.OpenRunLog(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
 	dir := f.exportDir
 	if dir == "auto" {
 		dir = ""
 	}
 	return tui.Run(tui.Options{
 		Preset: p, Config: cfg, Env: f.env(), Log: log, ExportDir: dir, ScenarioDir: *scenarioDir,
-		NoColor: os.Getenv("NO_COLOR") != "",
+		NoColor: os.Getenv("NO_COLOR") != "", Stderr: stderr,
 	})
+}
+
+// sessionLog is the run log a console session keeps when -log does not
+// name one: runs/<preset>-<YYYYMMDD-HHMMSS>.jsonl, beside the exports.
+func sessionLog(preset string, t time.Time) string {
+	return export.DefaultDir(preset, t) + ".jsonl"
 }
 
 // exportRun writes a headless run's export for `fedaux run -export DIR`:

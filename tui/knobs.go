@@ -125,6 +125,7 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 		return
 	}
 	m.knobs = m.engine.Knobs()
+	m.steered = true
 	round := len(m.reports) + 1
 	// Changes of one knob before one round coalesce into one (the run
 	// log keeps each, as the engine logged it).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -34,6 +35,9 @@ type Options struct {
 	ExportDir string
 	// NoColor draws without colour (the NO_COLOR convention).
 	NoColor bool
+	// Stderr, when set, receives what the console says after its screen
+	// has closed: where the run log of a session that changed knobs is.
+	Stderr io.Writer
 	// Context, when set, bounds the console's work.
 	Context context.Context
 	// Now is the clock for default export names; nil means time.Now.
@@ -100,6 +104,7 @@ type Model struct {
 	autoNoted  bool           // the log explains the heat map's automatic stretch
 	tried      string         // the view completeShown computed last, with its round
 	ended      *sim.Engine    // the engine whose summary line endRun wrote
+	steered    bool           // a knob changed in the session
 
 	events []event
 	// knobEvent identifies the knob change the last log line reports
@@ -137,7 +142,7 @@ func New(opts Options) (*Model, error) {
 	}
 	st := NewStyles(opts.NoColor)
 	m := &Model{opts: opts, keys: defaultKeys(), styles: &st, drv: newDriver(opts.Context), width: 80, height: 24}
-	e, sc, err := presets.NewEngine(opts.Preset, opts.Env, opts.Config, opts.Log)
+	e, sc, err := newEngine(opts.Preset, opts.Env, opts.Config, opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +161,7 @@ func New(opts Options) (*Model, error) {
 // adopt makes e the console's engine.
 func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.preset, m.engine, m.cfg = p, e, e.Config()
-	m.header = presets.Header(p, sc, e, m.opts.Now())
+	m.header = runHeader(p, sc, e, m.opts.Now())
 	m.k = len(e.Data().Clients)
 	m.groups = e.Data().Groups
 	m.reports, m.controls, m.queued = nil, nil, nil
@@ -211,6 +216,17 @@ func (m *Model) Knobs() sim.Knobs {
 		k = withKnob(k, q.Name, q.To)
 	}
 	return k
+}
+
+// Steered reports whether a knob changed during the session.
+func (m *Model) Steered() bool { return m.steered }
+
+// LogPath returns the path of the session's run log ("" when none).
+func (m *Model) LogPath() string {
+	if m.opts.Log == nil {
+		return ""
+	}
+	return m.opts.Log.Path()
 }
 
 // Close cancels the work in flight, waits for it to stop, and ends the
