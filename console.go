@@ -22,6 +22,7 @@ import (
 func tuiCmd(args []string, stderr io.Writer) error {
 	f := newRunFlags("tui", presets.Default, stderr)
 	scenarioDir := f.fs.String("scenarios", tui.DefaultScenarioDir, "`dir`ectory whose scenario files (*.toml) the console's preset list (P) shows beside the built-in presets")
+	start := f.fs.Int("start", 5, "run the first `n` rounds as the console opens, then pause (0: open paused at round 0)")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,6 +32,9 @@ func tuiCmd(args []string, stderr io.Writer) error {
 	p, cfg, err := f.config()
 	if err != nil {
 		return err
+	}
+	if *start < 0 {
+		return fmt.Errorf("tui: -start: %d, want >= 0", *start)
 	}
 	if f.seeds != 1 {
 		return errors.New("tui: -seeds: the console runs one seed at a time (r resets with the next seed)")
@@ -58,7 +62,7 @@ func tuiCmd(args []string, stderr io.Writer) error {
 	}
 	return tui.Run(tui.Options{
 		Preset: p, Config: cfg, Env: f.env(), Log: log, ExportDir: dir, ScenarioDir: *scenarioDir,
-		NoColor: os.Getenv("NO_COLOR") != "", Stderr: stderr,
+		NoColor: os.Getenv("NO_COLOR") != "", Stderr: stderr, StartRounds: *start,
 	})
 }
 

@@ -74,7 +74,7 @@ func TestEndToEnd(t *testing.T) {
 	dir := filepath.Join(tmp, "export")
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("fedaux-test-%d", os.Getpid())}
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	cmd := fmt.Sprintf("cd %s && env -u NO_COLOR %s tui -preset sbm -seed 7 -export %s; echo EXIT=$?; sleep 600", tmp, bin, dir)
+	cmd := fmt.Sprintf("cd %s && env -u NO_COLOR %s tui -preset sbm -seed 7 -start 0 -export %s; echo EXIT=$?; sleep 600", tmp, bin, dir)
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", cmd)
 
 	s.waitScreen("the console", "round 0/100", "seed 7", "paused")

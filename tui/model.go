@@ -35,6 +35,10 @@ type Options struct {
 	ExportDir string
 	// NoColor draws without colour (the NO_COLOR convention).
 	NoColor bool
+	// StartRounds is the number of rounds the console runs as it opens,
+	// before pausing, so that its first screen shows the run (groups in
+	// the similarity, accuracies apart); 0 opens paused at round 0.
+	StartRounds int
 	// Stderr, when set, receives what the console says after its screen
 	// has closed: where the run log of a session that changed knobs is.
 	Stderr io.Writer
@@ -266,8 +270,16 @@ func (m *Model) logf(bad bool, format string, args ...any) {
 	}
 }
 
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
+// Init implements tea.Model: it runs the first Options.StartRounds
+// rounds, then pauses.
+func (m *Model) Init() tea.Cmd {
+	n := min(m.opts.StartRounds, m.cfg.Rounds)
+	if n <= 0 {
+		return nil
+	}
+	m.logf(false, "running the first %d rounds, then pausing: n steps, space runs on", n)
+	return m.addSteps(n)
+}
 
 // Update implements tea.Model: it handles the driver's messages in any
 // screen, and keys according to the screen.
