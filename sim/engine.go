@@ -107,9 +107,10 @@ type Engine struct {
 	dataSum  string       // dataFingerprint, computed on first use
 	kernel   bool         // the clients' models have an APV
 	// sigmaRead: the clients' models have the kernel head (ReadsKnob).
-	sigmaRead bool
-	rollback  bool  // SetRollback
-	undo      *undo // the round in flight's undo state, with rollback on
+	sigmaRead   bool
+	rollback    bool        // SetRollback
+	kept        *Checkpoint // the state kept for Rollback (in memory)
+	recomputing bool        // Rollback is recomputing rounds
 
 	wantMu sync.Mutex // guards want, which Want sets while a round may run
 	want   wantSet
@@ -263,7 +264,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
 	}
-	if err := e.beginUndo(); err != nil {
+	if err := e.keep(); err != nil {
 		return nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, err)
 	}
 	start := time.Now()
@@ -360,9 +361,7 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 				if remote != nil {
 					msg.Remote = remote[i]
 				}
-				if errs[i] = e.saveClient(i); errs[i] == nil {
-					ups[i], errs[i] = e.runRound(ctx, i, msg)
-				}
+				ups[i], errs[i] = e.runRound(ctx, i, msg)
 				if e.OnProgress != nil {
 					mu.Lock()
 					done++

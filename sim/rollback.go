@@ -1,36 +1,29 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 )
 
-// undo is the engine's state at the start of the round in flight, kept
-// while rollback is on (SetRollback) so that a failed round can be
-// undone (Rollback).
-type undo struct {
-	round   int // rounds completed when it was taken
-	clients []*ClientState
-	// pending holds a copy of each client's message for the round: the
-	// message's values may share memory with the client's upload
-	// buffer, which its training overwrites.
-	pending  [][]float64
-	absence  []byte
-	strategy []byte
-}
+// RollbackEvery is how often, in rounds, an engine with rollback on
+// (SetRollback) keeps its state in memory: at the start of rounds 1,
+// RollbackEvery+1, 2*RollbackEvery+1, ... A rollback returns to the
+// last state kept and recomputes the rounds since (fewer than
+// RollbackEvery), which the engine's determinism makes bit-identical;
+// so a round costs the copy of every client's state only once in
+// RollbackEvery rounds.
+const RollbackEvery = 10
 
-// SetRollback turns on (or off) keeping, at the start of every round,
-// what the round changes: each client's state (taken by the client's
-// own worker, beside its training), the dropout draws' stream and a
-// stateful strategy's state. With it on, Rollback can undo a round that
-// failed. It changes no number of a run; it costs a copy of every
-// client's parameters and optimiser moments a round, so a headless run
-// leaves it off. A strategy that may keep state without saving it (see
-// Stateful) cannot be rolled back: SetRollback(true) then fails.
+// SetRollback turns on (or off) keeping the state that Rollback needs to
+// undo a failed round (see RollbackEvery). It changes no number of a run.
+// A strategy that may keep state without saving it (see Stateful), or a
+// client that cannot be checkpointed, cannot be rolled back:
+// SetRollback(true) then fails.
 func (e *Engine) SetRollback(on bool) error {
 	if !on {
-		e.rollback, e.undo = false, nil
+		e.rollback, e.kept = false, nil
 		return nil
 	}
 	if _, ok := e.strategy.(Stateful); !ok && mayKeepState(e.strategy) {
@@ -52,86 +45,121 @@ func (e *Engine) Broken() error { return e.broken }
 // rollback is off, or no round has failed.
 var ErrNoRollback = errors.New("sim: no failed round to roll back")
 
-// Rollback undoes a round that failed, with rollback on (SetRollback):
-// every client, the dropout draws and the strategy return to where the
-// round started, the error is cleared, and the engine stands after its
-// last good round, as if the failed round had never started; the next
-// Step runs it again, bit for bit as it would have run then (with the
-// knobs as they are now). The run log is unchanged: a failed round
-// writes no round line. It returns the number of rounds completed.
-func (e *Engine) Rollback() (int, error) {
-	u := e.undo
-	if e.broken == nil || u == nil || u.round != len(e.reports) {
-		return len(e.reports), ErrNoRollback
-	}
-	for i, s := range u.clients {
-		if s == nil {
-			continue // the client had not started (or was absent)
-		}
-		if err := e.runners[i].(clientCheckpointer).SetState(*s); err != nil {
-			return len(e.reports), fmt.Errorf("sim: rollback: %w", err)
-		}
-		if p := u.pending[i]; p != nil {
-			copy(e.pending[i].Shared, p)
-		}
-	}
-	if u.absence != nil {
-		if err := e.absence.UnmarshalBinary(u.absence); err != nil {
-			return len(e.reports), fmt.Errorf("sim: rollback: absence stream: %w", err)
-		}
-	} else {
-		e.absence = nil
-	}
-	if ss, ok := e.strategy.(Stateful); ok && u.strategy != nil {
-		if err := ss.UnmarshalState(u.strategy); err != nil {
-			return len(e.reports), fmt.Errorf("sim: rollback: strategy %s: %w", e.strategy.Name(), err)
-		}
-	}
-	e.broken, e.undo = nil, nil
-	return len(e.reports), nil
-}
-
-// beginUndo records the engine-wide part of the undo state at the start
-// of a round (the clients add theirs in runClients).
-func (e *Engine) beginUndo() error {
-	if !e.rollback {
+// keep takes the state kept for Rollback at the start of a round, when
+// one is due (see RollbackEvery).
+func (e *Engine) keep() error {
+	if !e.rollback || e.recomputing || len(e.reports)%RollbackEvery != 0 {
 		return nil
 	}
-	k := len(e.runners)
-	u := &undo{round: len(e.reports), clients: make([]*ClientState, k), pending: make([][]float64, k)}
-	if e.absence != nil {
-		b, err := e.absence.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		u.absence = b
-	}
-	if ss, ok := e.strategy.(Stateful); ok {
-		b, err := ss.MarshalState()
-		if err != nil {
-			return fmt.Errorf("strategy %s: %w", e.strategy.Name(), err)
-		}
-		u.strategy = b
-	}
-	e.undo = u
-	return nil
-}
-
-// saveClient records client i's state before its part of the round; it
-// runs in the client's worker, and touches only entry i.
-func (e *Engine) saveClient(i int) error {
-	if e.undo == nil {
-		return nil
-	}
-	s, err := e.runners[i].(clientCheckpointer).State()
+	ck, err := e.state(false)
 	if err != nil {
 		return err
 	}
-	e.undo.clients[i] = &s
-	if e.pending != nil && e.pending[i] != nil {
-		e.undo.pending[i] = append([]float64(nil), e.pending[i].Shared...)
+	// The pending messages may share memory with the clients' upload
+	// buffers, which the next rounds overwrite: keep copies.
+	for i, p := range ck.Pending {
+		ck.Pending[i].Shared = slices.Clone(p.Shared)
 	}
+	ck.Reports = slices.Clone(ck.Reports)
+	ck.Controls = slices.Clone(ck.Controls)
+	e.kept = ck
 	return nil
+}
+
+// Rollback undoes a round that failed, with rollback on (SetRollback):
+// the engine returns to the state kept last, recomputes the good rounds
+// since (the knob changes applied as they were), checks that each
+// recomputed round equals the one reported, bit for bit, and stands
+// after its last good round with the error cleared, the knobs as they
+// are now and its reports, knob history and run log unchanged (a failed
+// round writes no round line); the next Step runs the failed round
+// again. It returns the number of rounds completed and of rounds
+// recomputed. ctx bounds the recomputation; OnProgress is not called.
+func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err error) {
+	ck := e.kept
+	good := len(e.reports)
+	if e.broken == nil || ck == nil || ck.Round > good {
+		return good, 0, ErrNoRollback
+	}
+	reports, controls, knobs, faults := e.reports, e.controls, e.knobs, e.faults
+	log, prog, want := e.log, e.OnProgress, e.want
+	fail := func(err error) (int, int, error) {
+		e.broken = fmt.Errorf("rollback failed: %w", err)
+		e.reports, e.controls, e.knobs, e.log, e.OnProgress = reports, controls, knobs, log, prog
+		return good, 0, fmt.Errorf("sim: rollback: %w", err)
+	}
+	// restore sets what a fresh engine lacks; what this one has beyond
+	// the kept state goes first. The kept messages are copied, so that
+	// the rounds recomputed do not write into them.
+	kept := *ck
+	kept.Pending = slices.Clone(ck.Pending)
+	for i, p := range kept.Pending {
+		kept.Pending[i].Shared = slices.Clone(p.Shared)
+	}
+	e.pending, e.absence = nil, nil
+	if err := e.restore(&kept); err != nil {
+		return fail(err)
+	}
+	if err := e.SetFaults(faults); err != nil {
+		return fail(err)
+	}
+	e.reports = slices.Clone(ck.Reports)
+	e.broken, e.log, e.OnProgress, e.recomputing = nil, nil, nil, true
+	e.Want() // the recomputed rounds are compared, not shown
+	defer func() {
+		e.recomputing = false
+		e.wantMu.Lock()
+		e.want = want
+		e.wantMu.Unlock()
+	}()
+	next := len(ck.Controls)
+	for r := ck.Round + 1; r <= good; r++ {
+		for ; next < len(controls) && controls[next].Round <= r; next++ {
+			e.setKnob(controls[next].Name, controls[next].To)
+		}
+		rep, err := e.Step(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("recomputing round %d: %w", r, err))
+		}
+		if d := sameRound(rep, reports[r-1]); d != "" {
+			return fail(fmt.Errorf("round %d recomputed differs from the round reported: %s", r, d))
+		}
+	}
+	e.reports, e.controls, e.knobs, e.log, e.OnProgress = reports, controls, knobs, log, prog
+	return good, good - ck.Round, nil
+}
+
+// setKnob sets a knob's value without validating or logging it.
+func (e *Engine) setKnob(name Knob, v float64) {
+	switch name {
+	case KnobAlpha:
+		e.knobs.Alpha = v
+	case KnobSigma:
+		e.knobs.Sigma = v
+	case KnobPartners:
+		e.knobs.Partners = v
+	}
+}
+
+// sameRound returns "" when two reports of a round agree in what the
+// engine computes (knobs, every client's metrics, the means, the
+// similarity, weights and per-client alphas), else the first difference.
+func sameRound(a, b *RoundReport) string {
+	switch {
+	case a.Alpha != b.Alpha || a.Sigma != b.Sigma:
+		return "knobs"
+	case a.MeanVal != b.MeanVal || a.MeanTest != b.MeanTest:
+		return fmt.Sprintf("mean accuracies %v/%v, reported %v/%v", a.MeanVal, a.MeanTest, b.MeanVal, b.MeanTest)
+	case !slices.EqualFunc(a.Clients, b.Clients, func(x, y ClientMetrics) bool {
+		return x.ID == y.ID && x.TrainLoss == y.TrainLoss && x.ValAcc == y.ValAcc && x.TestAcc == y.TestAcc && x.Absent == y.Absent
+	}):
+		return "client metrics"
+	case !slices.EqualFunc(a.Weights, b.Weights, slices.Equal) || !slices.EqualFunc(a.Similarity, b.Similarity, slices.Equal):
+		return "weights or similarity"
+	case !slices.Equal(a.Alphas, b.Alphas):
+		return "per-client alphas"
+	}
+	return ""
 }
 
 // ReadsKnob reports whether the engine's algorithm reads the live knob

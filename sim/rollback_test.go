@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -49,72 +50,84 @@ func TestMinSigmaBothSides(t *testing.T) {
 	}
 }
 
-// TestRollback fails round 3 of every checkpoint scenario (a sigma below
-// MinSigma, and a NaN injected in one client's gradient after the others
-// have trained), rolls back, sets a good sigma and goes on; the reports
-// must be those of a run that set that sigma before round 3 and never
-// failed, bit for bit.
+// TestRollback fails a round of every checkpoint scenario (round 3,
+// with the state kept at round 0, and round 13, with the state kept at
+// round 10 and knob changes since): by a sigma below MinSigma, and by a
+// NaN injected in clients' gradients after others have trained. It
+// rolls back (twice for the second: the kept state must survive a
+// rollback), sets a good sigma and goes on; the reports must be those of
+// a run that set that sigma before the failed round and never failed,
+// bit for bit.
 func TestRollback(t *testing.T) {
-	for _, s := range scenarios() {
-		t.Run(s.name, func(t *testing.T) {
-			run := func(fail string) []*RoundReport {
-				e := s.engine(t, 2, nil)
-				if err := e.SetRollback(fail != ""); err != nil {
-					t.Fatal(err)
-				}
-				corrupt := false
-				hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
-					if corrupt && client >= 1 {
-						ps[0].Grad[0] = math.NaN()
+	for _, sc := range scenarios() {
+		for _, failAt := range []int{3, 13} {
+			s := sc
+			s.cfg.Rounds = 20
+			s.knobs = map[int]float64{2: 20, 5: 1, 12: 4}
+			t.Run(fmt.Sprintf("%s/round%d", s.name, failAt), func(t *testing.T) {
+				run := func(fail string) []*RoundReport {
+					e := s.engine(t, 2, nil)
+					if err := e.SetRollback(fail != ""); err != nil {
+						t.Fatal(err)
 					}
-				}}
-				if err := e.SetFaults(Faults{Dropout: s.dropout, Hooks: hooks}); err != nil {
-					t.Fatal(err)
-				}
-				s.runTo(t, e, 2)
-				switch fail {
-				case "sigma":
-					e.knobs.Sigma = 1e-200
-				case "nan":
-					corrupt = true
-				}
-				if fail != "" {
-					if _, err := e.Step(context.Background()); err == nil {
-						t.Fatalf("%s: round 3 did not fail", fail)
+					corrupt := false
+					hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+						if corrupt && client >= 1 {
+							ps[0].Grad[0] = math.NaN()
+						}
+					}}
+					if err := e.SetFaults(Faults{Dropout: s.dropout, Hooks: hooks}); err != nil {
+						t.Fatal(err)
 					}
-					if _, err := e.Step(context.Background()); err == nil {
-						t.Fatal("a stopped engine ran a round")
+					s.runTo(t, e, failAt-1)
+					for try := range 2 {
+						if fail == "" {
+							break
+						}
+						switch fail {
+						case "sigma":
+							e.knobs.Sigma = 1e-200
+						case "nan":
+							corrupt = true
+						}
+						if _, err := e.Step(context.Background()); err == nil {
+							t.Fatalf("%s: round %d did not fail", fail, failAt)
+						}
+						if _, err := e.Step(context.Background()); err == nil {
+							t.Fatal("a stopped engine ran a round")
+						}
+						corrupt = false // the injected fault is gone; a knob would stay
+						n, re, err := e.Rollback(context.Background())
+						if want := (failAt - 1) % RollbackEvery; err != nil || n != failAt-1 || re != want {
+							t.Fatalf("try %d: Rollback = %d, %d, %v; want %d, %d, nil", try, n, re, err, failAt-1, want)
+						}
+						if _, _, err := e.Rollback(context.Background()); !errors.Is(err, ErrNoRollback) {
+							t.Errorf("a second Rollback: %v, want ErrNoRollback", err)
+						}
+						e.knobs.Sigma = s.cfg.Sigma
 					}
-					n, err := e.Rollback()
-					if err != nil || n != 2 {
-						t.Fatalf("Rollback = %d, %v; want 2, nil", n, err)
+					if err := e.SetKnob(KnobSigma, 0.5); err != nil {
+						t.Fatal(err)
 					}
-					if _, err := e.Rollback(); !errors.Is(err, ErrNoRollback) {
-						t.Errorf("a second Rollback: %v, want ErrNoRollback", err)
+					s.runTo(t, e, failAt+2)
+					return e.Reports()
+				}
+				want := run("")
+				for _, fail := range []string{"sigma", "nan"} {
+					if fail == "sigma" && !s.engine(t, 1, nil).ReadsKnob(KnobSigma) {
+						continue // the round would not fail
 					}
-					corrupt = false
-				}
-				if err := e.SetKnob(KnobSigma, 0.5); err != nil {
-					t.Fatal(err)
-				}
-				s.runTo(t, e, 5)
-				return e.Reports()
-			}
-			want := run("")
-			for _, fail := range []string{"sigma", "nan"} {
-				if fail == "sigma" && !s.engine(t, 1, nil).ReadsKnob(KnobSigma) {
-					continue // the round would not fail
-				}
-				got := run(fail)
-				for i := range want {
-					a, b := reportJSON(t, got[i]), reportJSON(t, want[i])
-					if a != b {
-						t.Errorf("%s: round %d differs from the run that never failed:\n%.300s\n%.300s", fail, i+1, a, b)
-						break
+					got := run(fail)
+					for i := range want {
+						a, b := reportJSON(t, got[i]), reportJSON(t, want[i])
+						if a != b {
+							t.Errorf("%s: round %d differs from the run that never failed:\n%.300s\n%.300s", fail, i+1, a, b)
+							break
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -140,7 +153,7 @@ func TestRollbackOff(t *testing.T) {
 	if _, err := e.Step(context.Background()); err == nil {
 		t.Fatal("round did not fail")
 	}
-	if _, err := e.Rollback(); !errors.Is(err, ErrNoRollback) {
+	if _, _, err := e.Rollback(context.Background()); !errors.Is(err, ErrNoRollback) {
 		t.Errorf("Rollback without SetRollback: %v, want ErrNoRollback", err)
 	}
 }

@@ -46,6 +46,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Step10):
 		return m.addSteps(10)
 	case key.Matches(msg, k.Run):
+		if m.starting && m.stepsLeft > 0 {
+			// space while the start rounds run: run on (not pause).
+			m.starting, m.running, m.stepsLeft = false, true, 0
+			m.logf(false, "running")
+			return m.next()
+		}
 		if m.running || m.stepsLeft > 0 {
 			m.running, m.stepsLeft = false, 0
 			m.logf(false, "paused after round %d", len(m.reports)+1)
@@ -308,8 +314,8 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		m.running, m.stepsLeft = false, 0
-		if !errors.Is(msg.err, context.Canceled) {
-			m.failed(msg.err)
+		if !errors.Is(msg.err, context.Canceled) && msg.report == nil {
+			return m.failed(msg.err)
 		}
 		if msg.report == nil {
 			m.applyQueued()
@@ -379,21 +385,43 @@ func (m *Model) applyQueued() {
 	m.queued = nil
 }
 
-// failed takes a round that failed: the engine rolls back to the last
-// good round (sim.Engine.Rollback), and the log says what failed, with
-// which knobs, and that the session goes on.
-func (m *Model) failed(err error) {
+// failed takes a round that failed: the log says what failed and with
+// which knobs, and the engine rolls back to the last good round in a
+// command (sim.Engine.Rollback; rolledBack takes the result).
+func (m *Model) failed(err error) tea.Cmd {
 	round := len(m.reports) + 1
 	k := m.stepKnobs
 	what := strings.TrimPrefix(err.Error(), "sim: ")
 	what = strings.TrimPrefix(what, fmt.Sprintf("round %d: ", round))
 	m.logf(true, "round %d failed (α %s, σ %s): %s", round, fmtKnob(k.Alpha), fmtKnob(k.Sigma), what)
-	n, rerr := m.engine.Rollback()
-	if rerr != nil {
-		m.logf(true, "the engine cannot roll back (%v): %s", rerr, restartHint)
-		return
+	m.job++
+	m.act = recovering
+	return m.drv.rollback(m.engine, m.job)
+}
+
+// rolledBack takes the end of a rollback: the session goes on from the
+// last good round, or, when the engine cannot roll back, says how to
+// start again.
+func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
+	if msg.job != m.job || m.act != recovering {
+		return nil
 	}
-	m.logf(false, "rolled back to round %d as it was, bit for bit: change a knob and step (n) to run round %d again", n, n+1)
+	m.act = idle
+	if msg.err != nil {
+		m.logf(true, "the engine cannot roll back (%v): %s", msg.err, restartHint)
+	} else {
+		how := "as it was"
+		if msg.recomputed > 0 {
+			how = fmt.Sprintf("rounds %d-%d recomputed bit for bit from the state kept at round %d", msg.rounds-msg.recomputed+1, msg.rounds, msg.rounds-msg.recomputed)
+		}
+		m.logf(false, "rolled back to round %d (%s): change a knob and step (n) to run round %d again", msg.rounds, how, msg.rounds+1)
+	}
+	if after := m.afterRound; after != nil {
+		m.afterRound = nil
+		return tea.Batch(m.flushExport(), after())
+	}
+	m.applyQueued()
+	return m.flushExport()
 }
 
 // rebuild replaces the engine by a new one for preset p and settings c,
@@ -413,7 +441,7 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 		m.drv.cancelStep()
 		m.afterRound = start
 		return nil
-	case computing:
+	case computing, recovering:
 		m.afterRound = start
 		return nil
 	case building:

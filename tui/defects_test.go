@@ -89,7 +89,7 @@ func TestFailedRoundRollsBack(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	corrupt := false
 	hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
-		if corrupt && client == 3 {
+		if corrupt && round == 3 && client == 3 {
 			ps[0].Grad[0] = math.NaN()
 		}
 	}}

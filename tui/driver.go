@@ -39,6 +39,11 @@ type (
 		name string
 		err  error
 	}
+	// rolledBackMsg ends the rollback job of a failed round.
+	rolledBackMsg struct {
+		job, rounds, recomputed int
+		err                     error
+	}
 	// exportedMsg reports an export.
 	exportedMsg struct {
 		dir   string
@@ -224,3 +229,16 @@ func runHeader(p *presets.Preset, sc *presets.Scenario, e *sim.Engine, t time.Ti
 // SettingsKey is the run line's extra key under which the console logs
 // every setting of the run (sim.Config.Get's names and values).
 const SettingsKey = "settings"
+
+// rollback returns a command that rolls e back after a failed round
+// (sim.Engine.Rollback), as job.
+func (d *driver) rollback(e *sim.Engine, job int) tea.Cmd {
+	return func() tea.Msg {
+		if !d.enter() {
+			return rolledBackMsg{job: job, err: context.Canceled}
+		}
+		defer d.wg.Done()
+		n, re, err := e.Rollback(d.ctx)
+		return rolledBackMsg{job: job, rounds: n, recomputed: re, err: err}
+	}
+}

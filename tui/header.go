@@ -13,11 +13,12 @@ import (
 type activity int
 
 const (
-	idle      activity = iota // paused, waiting for the user
-	stepping                  // a round is in progress
-	building                  // an engine is being built
-	computing                 // the shown view of the last round is being computed
-	finished                  // every configured round has run
+	idle       activity = iota // paused, waiting for the user
+	stepping                   // a round is in progress
+	building                   // an engine is being built
+	computing                  // the shown view of the last round is being computed
+	recovering                 // the engine rolls back after a failed round
+	finished                   // every configured round has run
 )
 
 // headerModel is the top line: preset, algorithm and similarity source
@@ -149,6 +150,11 @@ func (h *headerModel) state(short bool) string {
 			return st.Busy.Render("◌")
 		}
 		return st.Busy.Render("◌ computing the view…")
+	case recovering:
+		if short {
+			return st.Busy.Render("◌")
+		}
+		return st.Busy.Render("◌ rolling back…")
 	case finished:
 		if short {
 			return st.Paused.Render("■")

@@ -109,6 +109,7 @@ type Model struct {
 	tried      string         // the view completeShown computed last, with its round
 	ended      *sim.Engine    // the engine whose summary line endRun wrote
 	steered    bool           // a knob changed in the session
+	starting   bool           // the start rounds (Options.StartRounds) are running
 
 	events []event
 	// knobEvent identifies the knob change the last log line reports
@@ -278,6 +279,7 @@ func (m *Model) Init() tea.Cmd {
 		return nil
 	}
 	m.logf(false, "running the first %d rounds, then pausing: n steps, space runs on", n)
+	m.starting = true
 	return m.addSteps(n)
 }
 
@@ -300,6 +302,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.built(msg)
 	case viewDoneMsg:
 		cmd = m.viewDone(msg)
+	case rolledBackMsg:
+		cmd = m.rolledBack(msg)
 	case exportedMsg:
 		m.exported(msg)
 	case tea.KeyPressMsg:

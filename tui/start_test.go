@@ -39,3 +39,17 @@ func TestFirstScreenRuns(t *testing.T) {
 		quit(t, m, tm)
 	}
 }
+
+// TestSpaceDuringStartRuns checks that space while the start rounds run
+// runs on instead of pausing (as a user who presses space at once means).
+func TestSpaceDuringStartRuns(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	m.opts.StartRounds = 5
+	cmd := m.Init()
+	m.key(keyMsg("space"))
+	if !m.running {
+		t.Error("space during the start rounds paused the console")
+	}
+	m.running = false // let the round in flight end the test
+	drive(m, cmd)
+}
