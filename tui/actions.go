@@ -34,6 +34,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.screen = dashboard
 		return nil
+	case drilling:
+		switch {
+		case key.Matches(msg, m.keys.Cancel), key.Matches(msg, m.keys.Client):
+			m.screen = dashboard
+			return nil
+		case key.Matches(msg, m.keys.cellUp):
+			m.drill.Move(-1)
+			return nil
+		case key.Matches(msg, m.keys.cellDown):
+			m.drill.Move(1)
+			return nil
+		}
+		// Any other key does what it does on the dashboard (n steps, the
+		// knobs change) while the drill-down stays on screen.
 	}
 	k := m.keys
 	switch {
@@ -118,6 +132,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Pane):
 		m.pane = 1 - m.pane
 		m.resize()
+	case key.Matches(msg, k.Client):
+		id := 0
+		if len(m.order) > 0 {
+			id = m.order[0]
+		}
+		if m.heat.values {
+			id = m.heat.at(m.heat.cy)
+		}
+		m.openDrill(id)
 	case m.heat.values && key.Matches(msg, k.cellUp):
 		m.heat.Move(0, -1)
 	case m.heat.values && key.Matches(msg, k.cellDown):
@@ -470,4 +493,46 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 	}
 	m.resize()
 	return nil
+}
+
+// openDrill shows the drill-down on client id.
+func (m *Model) openDrill(id int) {
+	m.drill.id = id
+	m.screen = drilling
+	m.resize()
+}
+
+// click takes a left click on the dashboard: on a client's bar it opens
+// the drill-down on the client; on a heat-map cell it selects the cell
+// and shows its value (as v and the arrows do).
+func (m *Model) click(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft || m.screen != dashboard {
+		return
+	}
+	l := m.plan()
+	y := ms.Y - 1 // the body starts under the header
+	if y < 0 || y >= l.bodyH {
+		return
+	}
+	if ms.X < l.leftW {
+		rows := min(m.k, l.barsH-1)
+		if rows < m.k {
+			rows = max(0, l.barsH-2)
+		}
+		if r := y - 1; r >= 0 && r < rows { // under the bars' title
+			id := r
+			if len(m.groups) == m.k && r < len(m.order) {
+				id = m.order[r]
+			}
+			m.openDrill(id)
+		}
+		return
+	}
+	if !l.showHeat || y >= l.heatH && !l.chartBelow {
+		return
+	}
+	if cx, cy, ok := m.heat.CellAt(ms.X-(l.leftW+1), y); ok {
+		m.heat.Select(cx, cy)
+		m.resize()
+	}
 }

@@ -28,6 +28,8 @@ type chartModel struct {
 
 	reports  []*sim.RoundReport
 	controls []export.Control
+	// name replaces "mean" in the title (the drill-down's client).
+	name string
 
 	cache    string
 	cacheKey chartKey
@@ -67,12 +69,16 @@ func (c *chartModel) View() string {
 // far, dropping what does not fit.
 func (c *chartModel) title() string {
 	st := c.styles
-	t := st.Title.Render("mean acc") + " " + st.Val.Render("⣀ val") + " " + st.Test.Render("─ test")
+	name := "mean"
+	if c.name != "" {
+		name = c.name
+	}
+	t := st.Title.Render(name+" acc") + " " + st.Val.Render("⣀ val") + " " + st.Test.Render("─ test")
 	var extra []string
 	if n := len(c.reports); n > 0 {
 		last := c.reports[n-1]
 		s := sim.Summarize(c.reports)
-		t = st.Title.Render("mean") + " " + st.Val.Render(fmt.Sprintf("⣀ val %.1f", last.MeanVal)) + " " +
+		t = st.Title.Render(name) + " " + st.Val.Render(fmt.Sprintf("⣀ val %.1f", last.MeanVal)) + " " +
 			st.Test.Render(fmt.Sprintf("─ test %.1f", last.MeanTest))
 		extra = append(extra, st.Dim.Render(fmt.Sprintf("best val %.1f@%d", s.BestVal, s.BestRound)),
 			st.Dim.Render(fmt.Sprintf("(test %.1f)", s.TestAtBestVal)))

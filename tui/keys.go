@@ -11,6 +11,7 @@ type keyMap struct {
 	PartnersUp, PartnersDown, SetPartners     key.Binding
 	Source, APVMix                            key.Binding
 	Matrix, Scale, Values, Cell, Pane, Export key.Binding
+	Client                                    key.Binding
 	Help, Quit, Cancel, Confirm               key.Binding
 	cellUp, cellDown, cellLeft, cellRight     key.Binding
 
@@ -46,6 +47,7 @@ func defaultKeys() keyMap {
 		Values:       b("v", "show values", "v"),
 		Cell:         b("←↑↓→", "move cell", "left", "up", "down", "right"),
 		Pane:         b("tab", "heat map ⇄ chart", "tab"),
+		Client:       b("c", "one client (or click)", "c"),
 		Export:       b("e", "export run", "e"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
@@ -91,7 +93,7 @@ func (k keyMap) helpBlocks() [][][]key.Binding {
 		},
 		{
 			{k.Matrix, k.Scale, k.Values, k.Cell, k.Pane},
-			{k.Source, k.APVMix, k.Export},
+			{k.Client, k.Source, k.APVMix, k.Export},
 			{k.Help, k.Cancel, k.Quit},
 		},
 	}

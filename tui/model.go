@@ -57,6 +57,7 @@ const (
 	prompting        // a value prompt at the bottom of the dashboard
 	helping          // the full help
 	editing          // the scenario panel
+	drilling         // the drill-down on one client
 )
 
 // Model is the console's root model. It owns the engine and the copies of
@@ -124,6 +125,7 @@ type Model struct {
 	prompt promptModel
 	picker pickerModel
 	scen   scenarioForm
+	drill  drillModel
 	help   help.Model
 }
 
@@ -151,7 +153,7 @@ func New(opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.hdr.styles, m.bars.styles, m.chart.styles, m.heat.styles = m.styles, m.styles, m.styles, m.styles
+	m.hdr.styles, m.bars.styles, m.chart.styles, m.heat.styles, m.drill.styles = m.styles, m.styles, m.styles, m.styles, m.styles
 	m.prompt = newPrompt(m.styles)
 	m.scen = newScenarioForm(m.styles)
 	m.help = help.New()
@@ -308,6 +310,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.exported(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
+	case tea.MouseClickMsg:
+		m.click(msg.Mouse())
 	default:
 		cmd = m.forward(msg)
 	}
@@ -393,6 +397,7 @@ func (m *Model) sync() {
 	m.bars.SetData(m.k, last, barOrder, m.groups)
 	m.chart.SetData(m.reports, m.controls)
 	m.heat.SetData(m.k, last, m.order, m.groups, string(m.cfg.Algo))
+	m.drill.SetData(m.k, m.reports, m.groups, m.order)
 	note := m.heat.AutoNote()
 	if note != "" && !m.autoNoted {
 		m.logf(false, "%s", note)

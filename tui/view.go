@@ -93,12 +93,14 @@ func (m *Model) resize() {
 		m.picker.SetSize(m.width, l.bodyH+l.eventsH)
 	}
 	m.scen.SetSize(m.width, l.bodyH)
+	m.drill.SetSize(m.width, l.bodyH)
 }
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "fedaux · " + m.preset.Label()
 	return v
 }
@@ -123,6 +125,11 @@ func (m *Model) Render() string {
 		parts = append(parts, fit(m.picker.View(), w, l.bodyH+l.eventsH))
 	case editing:
 		parts = append(parts, fit(m.scen.View(), w, l.bodyH))
+		if l.eventsH > 0 {
+			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+		}
+	case drilling:
+		parts = append(parts, fit(m.drill.View(), w, l.bodyH))
 		if l.eventsH > 0 {
 			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
 		}
