@@ -22,6 +22,7 @@ import (
 func tuiCmd(args []string, stderr io.Writer) error {
 	f := newRunFlags("tui", presets.Default, stderr)
 	scenarioDir := f.fs.String("scenarios", tui.DefaultScenarioDir, "`dir`ectory whose scenario files (*.toml) the console's preset list (P) shows beside the built-in presets")
+	start := f.fs.Int("start", 10, "run the first `n` rounds as the console opens, then pause (0: open paused at round 0)")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,27 +33,43 @@ func tuiCmd(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *start < 0 {
+		return fmt.Errorf("tui: -start: %d, want >= 0", *start)
+	}
 	if f.seeds != 1 {
 		return errors.New("tui: -seeds: the console runs one seed at a time (r resets with the next seed)")
 	}
 	if !study.IsTerminal(os.Stdout) || !study.IsTerminal(os.Stdin) {
 		return errors.New("tui: the console needs a terminal; use 'fedaux run' for a headless run")
 	}
-	var log *sim.RunLog
-	if f.logPath != "" {
-		if log, err = sim.OpenRunLog(f.logPath); err != nil {
-			return err
+	// Every session keeps its run log (-log, else runs/<preset>-<time>.jsonl),
+	// so that a steered session can be replayed (run -replay).
+	logPath := f.logPath
+	if logPath == "" {
+		logPath = sessionLog(p.Name, time.Now())
+		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+			return fmt.Errorf("tui: the session's run log: %w", err)
 		}
-		defer log.Close()
 	}
+	log, err := sim.OpenRunLog(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
 	dir := f.exportDir
 	if dir == "auto" {
 		dir = ""
 	}
 	return tui.Run(tui.Options{
 		Preset: p, Config: cfg, Env: f.env(), Log: log, ExportDir: dir, ScenarioDir: *scenarioDir,
-		NoColor: os.Getenv("NO_COLOR") != "",
+		NoColor: os.Getenv("NO_COLOR") != "", Stderr: stderr, StartRounds: *start,
 	})
+}
+
+// sessionLog is the run log a console session keeps when -log does not
+// name one: runs/<preset>-<YYYYMMDD-HHMMSS>.jsonl, beside the exports.
+func sessionLog(preset string, t time.Time) string {
+	return export.DefaultDir(preset, t) + ".jsonl"
 }
 
 // exportRun writes a headless run's export for `fedaux run -export DIR`:

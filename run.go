@@ -19,11 +19,16 @@ import (
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	f := newRunFlags("run", "", stderr)
+	replay := f.fs.String("replay", "", "run again, headless, the run of a run `log` (a console session's, under runs/), knob change for knob change, and check that every round equals the log's, bit for bit")
+	replayRun := f.fs.Int("replay-run", 0, "with -replay: the `n`-th run of the log (a session that restarted has several; default the last)")
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("run: unexpected argument %q", f.fs.Arg(0))
+	}
+	if *replay != "" {
+		return replayCmd(f, *replay, *replayRun, stdout, stderr)
 	}
 	sr, env, err := f.seedRun() // a new run, or one resumed from -resume
 	if err != nil {

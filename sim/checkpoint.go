@@ -150,7 +150,11 @@ func (e *Engine) SaveCheckpoint(path string) error {
 // checkpoint returns the engine's state for SaveCheckpoint to encode at
 // once. It shares the reports and the pending messages with the engine:
 // the reports never change, and the messages do only in the next Step.
-func (e *Engine) checkpoint() (*Checkpoint, error) {
+func (e *Engine) checkpoint() (*Checkpoint, error) { return e.state(true) }
+
+// state is checkpoint, with the run log's mark when withLog (a
+// checkpoint file needs it; the state Rollback keeps does not).
+func (e *Engine) state(withLog bool) (*Checkpoint, error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("the engine stopped after an error: %w", e.broken)
 	}
@@ -194,7 +198,7 @@ func (e *Engine) checkpoint() (*Checkpoint, error) {
 	} else if mayKeepState(e.strategy) {
 		return nil, fmt.Errorf("strategy %s may keep state across rounds but has no MarshalState/UnmarshalState", e.strategy.Name())
 	}
-	if e.log != nil {
+	if e.log != nil && withLog {
 		m, err := e.log.mark()
 		if err != nil {
 			return nil, err

@@ -166,6 +166,39 @@ func (c *Config) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
+// MinSigma is the smallest kernel bandwidth sigma a run can use. The
+// kernel of Eq. 5 is K_ij = exp(-(s_i - s_j)^2 / sigma^2), and its
+// backward pass scales the score gradient by -2/sigma^2 (gnn.Kernel).
+// For sigma below sqrt(2/MaxFloat64) = 2^-511.5, about 1.0548e-154,
+// sigma*sigma rounds to 2^-1023 or less and -2/sigma^2 overflows to
+// -Inf; multiplied by a zero sum (all off-diagonal kernel entries have
+// underflowed to 0, so the sum is exactly 0) it gives NaN, and the
+// first epoch fails ("gradient of conv1.weight entry 0 is NaN"). At
+// MinSigma and above, -2/sigma^2 is finite. It is the smallest float64
+// whose square times 1/2 is at least 1/MaxFloat64 in float64 arithmetic.
+var MinSigma = minSigma()
+
+func minSigma() float64 {
+	s := math.Sqrt(2 / math.MaxFloat64)
+	for math.IsInf(-2/(s*s), 0) {
+		s = math.Nextafter(s, 1)
+	}
+	for t := math.Nextafter(s, 0); !math.IsInf(-2/(t*t), 0); t = math.Nextafter(s, 0) {
+		s = t
+	}
+	return s
+}
+
+// fmtKnobLimit formats a limit rounded up to 4 significant digits, so
+// that the value printed is itself allowed.
+func fmtKnobLimit(v float64) string {
+	s := strconv.FormatFloat(v, 'e', 3, 64)
+	if r, _ := strconv.ParseFloat(s, 64); r < v {
+		s = strconv.FormatFloat(r+math.Pow(10, math.Floor(math.Log10(v))-3), 'e', 3, 64)
+	}
+	return s
+}
+
 // ValidateKnob checks a value of a live knob ("alpha", "sigma" or
 // "partners") for a federation of clients clients (0: any number); the
 // error is a *SettingError.
@@ -182,6 +215,9 @@ func ValidateKnob(name Knob, v float64, clients int) error {
 	case KnobSigma:
 		if v <= 0 {
 			return bad("> 0")
+		}
+		if v < MinSigma {
+			return bad(fmt.Sprintf(">= %s (below it the kernel's 2/sigma^2 overflows float64 and rounds fail with NaN gradients)", fmtKnobLimit(MinSigma)))
 		}
 	case KnobPartners:
 		if v != 0 && v < 1 {

@@ -109,6 +109,11 @@ type Engine struct {
 	meta     Meta         // how to rebuild the scenario, for checkpoints
 	dataSum  string       // dataFingerprint, computed on first use
 	kernel   bool         // the clients' models have an APV
+	// sigmaRead: the clients' models have the kernel head (ReadsKnob).
+	sigmaRead   bool
+	rollback    bool        // SetRollback
+	kept        *Checkpoint // the state kept for Rollback (in memory)
+	recomputing bool        // Rollback is recomputing rounds
 
 	wantMu sync.Mutex // guards want, which Want sets while a round may run
 	want   wantSet
@@ -149,7 +154,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel}
+	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
 	if b, ok := st.(runnerBuilder); ok { // clients of its own (FedSage+)
 		if e.runners, err = b.buildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
@@ -264,6 +269,9 @@ type controlLine struct {
 func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
+	}
+	if err := e.keep(); err != nil {
+		return nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, err)
 	}
 	start := time.Now()
 	round := len(e.reports) + 1

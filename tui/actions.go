@@ -3,8 +3,10 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -32,6 +34,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.screen = dashboard
 		return nil
+	case drilling:
+		switch {
+		case key.Matches(msg, m.keys.Cancel), key.Matches(msg, m.keys.Client):
+			m.screen = dashboard
+			return nil
+		case key.Matches(msg, m.keys.cellUp):
+			m.drill.Move(-1)
+			return nil
+		case key.Matches(msg, m.keys.cellDown):
+			m.drill.Move(1)
+			return nil
+		}
+		// Any other key does what it does on the dashboard (n steps, the
+		// knobs change) while the drill-down stays on screen.
 	}
 	k := m.keys
 	switch {
@@ -44,13 +60,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Step10):
 		return m.addSteps(10)
 	case key.Matches(msg, k.Run):
+		if m.starting && m.stepsLeft > 0 {
+			// space while the start rounds run: run on (not pause).
+			m.starting, m.running, m.stepsLeft = false, true, 0
+			m.logf(false, "running")
+			return m.next()
+		}
 		if m.running || m.stepsLeft > 0 {
 			m.running, m.stepsLeft = false, 0
 			m.logf(false, "paused after round %d", len(m.reports)+1)
 			return nil
 		}
 		if len(m.reports) >= m.cfg.Rounds {
-			m.logf(false, "all %d rounds have run; r resets with a new seed", m.cfg.Rounds)
+			m.logf(false, "all %d rounds have run; %s", m.cfg.Rounds, restartHint)
 			return nil
 		}
 		m.running = true
@@ -64,18 +86,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.SigmaDown):
 		return m.setKnob("sigma", ladder(m.Knobs().Sigma, -1))
 	case key.Matches(msg, k.SetAlpha):
-		m.screen = prompting
-		return m.prompt.Open(askAlpha, fmtKnob(m.Knobs().Alpha))
+		return m.openKnobPrompt(askAlpha)
 	case key.Matches(msg, k.SetSigma):
-		m.screen = prompting
-		return m.prompt.Open(askSigma, fmtKnob(m.Knobs().Sigma))
+		return m.openKnobPrompt(askSigma)
 	case key.Matches(msg, k.PartnersUp):
 		return m.setKnob("partners", min(float64(m.k), math.Floor(m.Knobs().Partners)+1))
 	case key.Matches(msg, k.PartnersDown):
 		return m.setKnob("partners", math.Max(0, math.Ceil(m.Knobs().Partners)-1))
 	case key.Matches(msg, k.SetPartners):
-		m.screen = prompting
-		return m.prompt.Open(askPartners, fmtKnob(m.Knobs().Partners))
+		return m.openKnobPrompt(askPartners)
 	case key.Matches(msg, k.Source):
 		m.cycleSource()
 	case key.Matches(msg, k.APVMix):
@@ -86,9 +105,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if dir == "" {
 			dir = export.DefaultDir(m.preset.Name, m.opts.Now())
 		}
-		return m.prompt.Open(askExport, dir)
+		return m.prompt.Open(askExport, dir, "a directory; it is created, files in it are replaced")
 	case key.Matches(msg, k.Reset):
-		return m.reset()
+		return m.reset(true)
+	case key.Matches(msg, k.Restart):
+		return m.reset(false)
 	case key.Matches(msg, k.Preset):
 		return m.openPicker()
 	case key.Matches(msg, k.Scenario):
@@ -98,6 +119,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.logf(false, "no round yet: the heat map has no matrix to switch to")
 		}
 		m.wantViews()
+		return m.completeShown()
 	case key.Matches(msg, k.Scale):
 		if m.heat.ToggleScale() {
 			m.logf(false, "heat map stretched over the off-diagonal range (z: raw scale)")
@@ -110,6 +132,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Pane):
 		m.pane = 1 - m.pane
 		m.resize()
+	case key.Matches(msg, k.Client):
+		id := 0
+		if len(m.order) > 0 {
+			id = m.order[0]
+		}
+		if m.heat.values {
+			id = m.heat.at(m.heat.cy)
+		}
+		m.openDrill(id)
 	case m.heat.values && key.Matches(msg, k.cellUp):
 		m.heat.Move(0, -1)
 	case m.heat.values && key.Matches(msg, k.cellDown):
@@ -138,13 +169,16 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.Confirm):
 		if m.prompt.kind == askExport {
+			if m.prompt.busy != "" {
+				return nil // the export asked for is under way
+			}
 			dir := m.prompt.input.Value()
 			if dir == "" {
 				m.prompt.err = "name a directory"
 				return nil
 			}
-			m.prompt.Close()
-			m.screen = dashboard
+			// The prompt stays open until the export is written, and
+			// shows why if it fails (exported).
 			return m.exportTo(dir)
 		}
 		name, v, err := m.prompt.Knob(m.k)
@@ -178,6 +212,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			c := p.Config()
 			c.Seed, c.Workers = m.cfg.Seed, m.cfg.Workers
+			m.presetKnobsNote(p.Name, c)
 			c, why := m.withVariant(c, "preset "+p.Name)
 			return m.rebuild(p, c, why)
 		}
@@ -187,16 +222,38 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// presetKnobsNote says, before another preset is built, that it brings
+// its own knobs: which of the session's values it replaces, and which
+// change waiting for the round in flight it drops.
+func (m *Model) presetKnobsNote(name string, c sim.Config) {
+	for _, q := range m.queued {
+		m.logf(true, "%s %s → %s dropped: preset %s brings its own %s", q.Name, fmtKnob(q.From), fmtKnob(q.To), name, q.Name)
+	}
+	cur := m.knobs
+	var diff []string
+	for _, k := range []struct {
+		name     string
+		was, now float64
+	}{{"α", cur.Alpha, c.Alpha}, {"σ", cur.Sigma, c.Sigma}, {"auto α partners", cur.Partners, c.Partners}} {
+		if k.was != k.now {
+			diff = append(diff, fmt.Sprintf("%s %s (was %s)", k.name, fmtKnob(k.now), fmtKnob(k.was)))
+		}
+	}
+	if len(diff) > 0 {
+		m.logf(false, "preset %s brings its own knobs: %s", name, strings.Join(diff, ", "))
+	}
+}
+
 // exportTo exports the session into dir: now when no round is in flight,
 // else once it is done (see flushExport).
 func (m *Model) exportTo(dir string) tea.Cmd {
 	if m.act == building {
-		m.logf(true, "busy building; export once the engine is ready")
+		m.prompt.err = "an engine is being built; export once it is ready"
 		return nil
 	}
 	if m.act != idle {
 		m.exportDir = dir
-		m.logf(false, "exporting to %s once the round in flight is done…", dir)
+		m.prompt.busy = "exporting to " + dir + " once the round in flight is done…"
 		return nil
 	}
 	m.exportDir = dir
@@ -216,7 +273,7 @@ func (m *Model) flushExport() tea.Cmd {
 	if err := m.engine.Complete(m.opts.Context, sim.WantAll); err != nil {
 		m.logf(true, "export: the last round's views: %v", err)
 	}
-	m.logf(false, "exporting %d rounds to %s…", len(m.reports), dir)
+	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)
 	return m.drv.export(dir, m.snapshot())
 }
 
@@ -238,7 +295,7 @@ func (m *Model) addSteps(n int) tea.Cmd {
 		left-- // the round in flight
 	}
 	if left <= 0 {
-		m.logf(false, "all %d rounds have run; r resets with a new seed", m.cfg.Rounds)
+		m.logf(false, "all %d rounds have run; %s", m.cfg.Rounds, restartHint)
 		return nil
 	}
 	m.stepsLeft = min(m.stepsLeft+n, left)
@@ -280,10 +337,11 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		m.running, m.stepsLeft = false, 0
-		if !errors.Is(msg.err, context.Canceled) {
-			m.logf(true, "round %d failed: %v", len(m.reports)+1, msg.err)
+		if !errors.Is(msg.err, context.Canceled) && msg.report == nil {
+			return m.failed(msg.err)
 		}
 		if msg.report == nil {
+			m.applyQueued()
 			return m.flushExport()
 		}
 	}
@@ -291,10 +349,7 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	exp := m.flushExport()
 	m.lastKnobs = m.stepKnobs
 	m.reorder()
-	for _, q := range m.queued {
-		m.applyKnob(q.Name, q.To)
-	}
-	m.queued = nil
+	m.applyQueued()
 	if len(m.reports) >= m.cfg.Rounds {
 		m.running, m.stepsLeft = false, 0
 		s := sim.Summarize(m.reports)
@@ -308,12 +363,101 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	return tea.Batch(exp, m.next())
 }
 
+// completeShown computes, while the console is paused, the view the
+// heat map shows when the last round did not compute it (nobody was
+// showing it then), as an export would (sim.Engine.Complete): a view is
+// never left empty for want of a round.
+func (m *Model) completeShown() tea.Cmd {
+	if m.act != idle || len(m.reports) == 0 {
+		return nil
+	}
+	s, ok := m.heat.shown()
+	tag := fmt.Sprintf("%s@%d", s.name, len(m.reports))
+	if !ok || !s.later || m.tried == tag {
+		return nil
+	}
+	m.tried = tag
+	m.job++
+	m.act = computing
+	return m.drv.complete(m.engine, s.name, m.job)
+}
+
+// viewDone takes a computed view, and goes on with what waited for it.
+func (m *Model) viewDone(msg viewDoneMsg) tea.Cmd {
+	if msg.job != m.job || m.act != computing {
+		return nil
+	}
+	m.act = idle
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		m.logf(true, "view %s: %v", msg.name, msg.err)
+	}
+	m.heat.invalidate()
+	if after := m.afterRound; after != nil {
+		m.afterRound = nil
+		return tea.Batch(m.flushExport(), after())
+	}
+	m.applyQueued()
+	exp := m.flushExport()
+	if cmd := m.completeShown(); cmd != nil {
+		return tea.Batch(exp, cmd)
+	}
+	return tea.Batch(exp, m.next())
+}
+
+// applyQueued applies the knob changes made while a round was in flight.
+func (m *Model) applyQueued() {
+	for _, q := range m.queued {
+		m.applyKnob(q.Name, q.To)
+	}
+	m.queued = nil
+}
+
+// failed takes a round that failed: the log says what failed and with
+// which knobs, and the engine rolls back to the last good round in a
+// command (sim.Engine.Rollback; rolledBack takes the result).
+func (m *Model) failed(err error) tea.Cmd {
+	round := len(m.reports) + 1
+	k := m.stepKnobs
+	what := strings.TrimPrefix(err.Error(), "sim: ")
+	what = strings.TrimPrefix(what, fmt.Sprintf("round %d: ", round))
+	m.logf(true, "round %d failed (α %s, σ %s): %s", round, fmtKnob(k.Alpha), fmtKnob(k.Sigma), what)
+	m.job++
+	m.act = recovering
+	return m.drv.rollback(m.engine, m.job)
+}
+
+// rolledBack takes the end of a rollback: the session goes on from the
+// last good round, or, when the engine cannot roll back, says how to
+// start again.
+func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
+	if msg.job != m.job || m.act != recovering {
+		return nil
+	}
+	m.act = idle
+	if msg.err != nil {
+		m.logf(true, "the engine cannot roll back (%v): %s", msg.err, restartHint)
+	} else {
+		how := "as it was"
+		if msg.recomputed > 0 {
+			how = fmt.Sprintf("rounds %d-%d recomputed bit for bit from the state kept at round %d", msg.rounds-msg.recomputed+1, msg.rounds, msg.rounds-msg.recomputed)
+		}
+		m.logf(false, "rolled back to round %d (%s): change a knob and step (n) to run round %d again", msg.rounds, how, msg.rounds+1)
+	}
+	if after := m.afterRound; after != nil {
+		m.afterRound = nil
+		return tea.Batch(m.flushExport(), after())
+	}
+	m.applyQueued()
+	return m.flushExport()
+}
+
 // rebuild replaces the engine by a new one for preset p and settings c,
 // after the round in flight (which is cancelled) if any.
 func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 	m.queued = nil
 	m.running, m.stepsLeft = false, 0
 	start := func() tea.Cmd {
+		m.endRun()
 		m.job++
 		m.act = building
 		m.logf(false, "%s: building…", why)
@@ -322,6 +466,9 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 	switch m.act {
 	case stepping:
 		m.drv.cancelStep()
+		m.afterRound = start
+		return nil
+	case computing, recovering:
 		m.afterRound = start
 		return nil
 	case building:
@@ -350,4 +497,46 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 	}
 	m.resize()
 	return nil
+}
+
+// openDrill shows the drill-down on client id.
+func (m *Model) openDrill(id int) {
+	m.drill.id = id
+	m.screen = drilling
+	m.resize()
+}
+
+// click takes a left click on the dashboard: on a client's bar it opens
+// the drill-down on the client; on a heat-map cell it selects the cell
+// and shows its value (as v and the arrows do).
+func (m *Model) click(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft || m.screen != dashboard {
+		return
+	}
+	l := m.plan()
+	y := ms.Y - 1 // the body starts under the header
+	if y < 0 || y >= l.bodyH {
+		return
+	}
+	if ms.X < l.leftW {
+		rows := min(m.k, l.barsH-1)
+		if rows < m.k {
+			rows = max(0, l.barsH-2)
+		}
+		if r := y - 1; r >= 0 && r < rows { // under the bars' title
+			id := r
+			if len(m.groups) == m.k && r < len(m.order) {
+				id = m.order[r]
+			}
+			m.openDrill(id)
+		}
+		return
+	}
+	if !l.showHeat || y >= l.heatH && !l.chartBelow {
+		return
+	}
+	if cx, cy, ok := m.heat.CellAt(ms.X-(l.leftW+1), y); ok {
+		m.heat.Select(cx, cy)
+		m.resize()
+	}
 }

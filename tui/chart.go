@@ -29,6 +29,8 @@ type chartModel struct {
 	reports  []*sim.RoundReport
 	controls []export.Control
 	metric   sim.Metric // what val and test are (the title's "acc" or "AUC")
+	// name replaces "mean" in the title (the drill-down's client).
+	name string
 
 	cache    string
 	cacheKey chartKey
@@ -68,16 +70,20 @@ func (c *chartModel) View() string {
 // far, dropping what does not fit.
 func (c *chartModel) title() string {
 	st := c.styles
-	name, short := "acc", ""
-	if c.metric == sim.ROCAUC {
-		name, short = "AUC", " AUC"
+	name := "mean"
+	if c.name != "" {
+		name = c.name
 	}
-	t := st.Title.Render("mean "+name) + " " + st.Val.Render("⣀ val") + " " + st.Test.Render("─ test")
+	metric, short := "acc", ""
+	if c.metric == sim.ROCAUC {
+		metric, short = "AUC", " AUC"
+	}
+	t := st.Title.Render(name+" "+metric) + " " + st.Val.Render("⣀ val") + " " + st.Test.Render("─ test")
 	var extra []string
 	if n := len(c.reports); n > 0 {
 		last := c.reports[n-1]
 		s := sim.Summarize(c.reports)
-		t = st.Title.Render("mean"+short) + " " + st.Val.Render(fmt.Sprintf("⣀ val %.1f", last.MeanVal)) + " " +
+		t = st.Title.Render(name+short) + " " + st.Val.Render(fmt.Sprintf("⣀ val %.1f", last.MeanVal)) + " " +
 			st.Test.Render(fmt.Sprintf("─ test %.1f", last.MeanTest))
 		extra = append(extra, st.Dim.Render(fmt.Sprintf("best val %.1f@%d", s.BestVal, s.BestRound)),
 			st.Dim.Render(fmt.Sprintf("(test %.1f)", s.TestAtBestVal)))
@@ -200,7 +206,11 @@ func canvasView(cv *canvas.Model) string {
 // the given ranges.
 func (c *chartModel) canvas(h int, maxX, lo, hi float64) *linechart.Model {
 	st := c.styles
-	label := func(_ int, v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	// Every y label as wide as the widest (ntcharts sizes the label
+	// column by the first label, the lowest, and cuts the others: "00"
+	// for 100 above 90).
+	lw := max(len(strconv.FormatFloat(lo, 'f', 0, 64)), len(strconv.FormatFloat(hi, 'f', 0, 64)))
+	label := func(_ int, v float64) string { return fmt.Sprintf("%*s", lw, strconv.FormatFloat(v, 'f', 0, 64)) }
 	// The x axis's labels are drawn by drawRoundLabels: ntcharts labels
 	// evenly spaced columns with the rounded value there, which skips
 	// rounds (1 2 3 4 6 7 on a 10-round axis).

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -30,6 +31,18 @@ type (
 		engine *sim.Engine
 		scen   *presets.Scenario
 		err    error
+	}
+	// viewDoneMsg ends the computation of the last round's view name
+	// (job).
+	viewDoneMsg struct {
+		job  int
+		name string
+		err  error
+	}
+	// rolledBackMsg ends the rollback job of a failed round.
+	rolledBackMsg struct {
+		job, rounds, recomputed int
+		err                     error
 	}
 	// exportedMsg reports an export.
 	exportedMsg struct {
@@ -146,7 +159,7 @@ func (d *driver) build(p *presets.Preset, env presets.Env, cfg sim.Config, log *
 			return builtMsg{job: job, err: context.Canceled}
 		}
 		defer d.wg.Done()
-		e, sc, err := presets.NewEngine(p, env, cfg, log)
+		e, sc, err := newEngine(p, env, cfg, log)
 		return builtMsg{job: job, preset: p, engine: e, scen: sc, err: err}
 	}
 }
@@ -160,5 +173,72 @@ func (d *driver) export(dir string, run *export.Run) tea.Cmd {
 		defer d.wg.Done()
 		files, err := export.Write(dir, run)
 		return exportedMsg{dir: dir, files: files, err: err}
+	}
+}
+
+// complete returns a command that computes the last round's optional
+// matrix name from the clients' models (sim.Engine.Complete), as job.
+func (d *driver) complete(e *sim.Engine, name string, job int) tea.Cmd {
+	return func() tea.Msg {
+		if !d.enter() {
+			return viewDoneMsg{job: job, name: name, err: context.Canceled}
+		}
+		defer d.wg.Done()
+		return viewDoneMsg{job: job, name: name, err: e.Complete(d.ctx, name)}
+	}
+}
+
+// newEngine builds the engine of preset p with settings cfg, and starts
+// its run in log (nil: none) with the run line of runHeader, which
+// names every setting, so that the log alone can replay the run
+// (fedaux run -replay).
+func newEngine(p *presets.Preset, env presets.Env, cfg sim.Config, log *sim.RunLog) (*sim.Engine, *presets.Scenario, error) {
+	e, sc, err := presets.NewEngine(p, env, cfg, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if log != nil {
+		if err := log.Write(runHeader(p, sc, e, time.Now())); err != nil {
+			return nil, nil, err
+		}
+		e.SetLog(log)
+	}
+	return e, sc, nil
+}
+
+// runHeader is presets.Header with every setting of the engine's
+// Config, as its Get spells it, under the extra key "settings".
+func runHeader(p *presets.Preset, sc *presets.Scenario, e *sim.Engine, t time.Time) sim.RunHeader {
+	h := presets.Header(p, sc, e, t)
+	extra := map[string]any{}
+	for k, v := range h.Extra {
+		extra[k] = v
+	}
+	c := e.Config()
+	settings := map[string]string{}
+	for _, key := range sim.Settings() {
+		if v, err := c.Get(key); err == nil {
+			settings[key] = v
+		}
+	}
+	extra[SettingsKey] = settings
+	h.Extra = extra
+	return h
+}
+
+// SettingsKey is the run line's extra key under which the console logs
+// every setting of the run (sim.Config.Get's names and values).
+const SettingsKey = "settings"
+
+// rollback returns a command that rolls e back after a failed round
+// (sim.Engine.Rollback), as job.
+func (d *driver) rollback(e *sim.Engine, job int) tea.Cmd {
+	return func() tea.Msg {
+		if !d.enter() {
+			return rolledBackMsg{job: job, err: context.Canceled}
+		}
+		defer d.wg.Done()
+		n, re, err := e.Rollback(d.ctx)
+		return rolledBackMsg{job: job, rounds: n, recomputed: re, err: err}
 	}
 }

@@ -74,7 +74,7 @@ func TestEndToEnd(t *testing.T) {
 	dir := filepath.Join(tmp, "export")
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("fedaux-test-%d", os.Getpid())}
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	cmd := fmt.Sprintf("cd %s && env -u NO_COLOR %s tui -preset sbm -seed 7 -export %s; echo EXIT=$?; sleep 600", tmp, bin, dir)
+	cmd := fmt.Sprintf("cd %s && env -u NO_COLOR %s tui -preset sbm -seed 7 -start 0 -export %s; echo EXIT=$?; sleep 600", tmp, bin, dir)
 	s.run("-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", cmd)
 
 	s.waitScreen("the console", "round 0/100", "seed 7", "paused")
@@ -94,7 +94,7 @@ func TestEndToEnd(t *testing.T) {
 	s.waitScreen("the stretched scale", "apv  stretched 0.9999", "heat map stretched over")
 
 	s.keys("e")
-	s.waitScreen("the export prompt", "export to directory", dir)
+	s.waitScreen("the export prompt", "export to:", dir)
 	s.keys("Enter")
 	s.waitScreen("the export", "exported")
 	checkExport(t, dir, 4, 20)

@@ -138,7 +138,7 @@ func TestScaleAutoThenChosen(t *testing.T) {
 	lo, hi, _ := export.OffDiagRange(m.reports[0].Similarity)
 	a, b := export.RangeLabels(lo, hi)
 	scr := plain(m.Render())
-	for _, want := range []string{"apv  stretched " + a + " ", " " + b, "auto: span", "heat map stretched: apv's off-diagonal entries span"} {
+	for _, want := range []string{"apv  stretched " + a + " ", " " + b, "auto: span", "heat map stretched: the off-diagonal entries of apv span"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}

@@ -117,7 +117,8 @@ func TestFlowAlpha(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	tm.Type("12.5")
 	tm.Send(keyMsg("enter"))
-	o.waitFor(t, tm, "alpha 12.5", func(o *observer) bool { return o.logged("alpha 11 → 12.5 from round 2") })
+	// The two changes before round 2 coalesce into one line and one marker.
+	o.waitFor(t, tm, "alpha 12.5", func(o *observer) bool { return o.logged("alpha 10 → 12.5 from round 2") })
 	fm := quit(t, m, tm)
 	if got := fm.Engine().Knobs().Alpha; got != 12.5 {
 		t.Errorf("engine alpha = %v, want 12.5", got)
@@ -125,7 +126,7 @@ func TestFlowAlpha(t *testing.T) {
 	if !strings.Contains(plain(fm.Render()), "α 10→12.5") {
 		t.Errorf("header does not show the change α 10→12.5:\n%s", plain(fm.Render()))
 	}
-	want := []export.Control{{Round: 2, Name: "alpha", From: 10, To: 11}, {Round: 2, Name: "alpha", From: 11, To: 12.5}}
+	want := []export.Control{{Round: 2, Name: "alpha", From: 10, To: 12.5}}
 	if !slices.Equal(fm.controls, want) {
 		t.Errorf("controls = %+v, want %+v", fm.controls, want)
 	}
@@ -203,7 +204,7 @@ func TestFlowPartners(t *testing.T) {
 	tm.Type("3")
 	tm.Send(keyMsg("enter"))
 	tm.Send(keyMsg("]"))
-	o.waitFor(t, tm, "partners 4", func(o *observer) bool { return o.logged("partners 3 → 4 from round 2") })
+	o.waitFor(t, tm, "partners 4", func(o *observer) bool { return o.logged("partners 0 → 4 from round 2") })
 	tm.Send(keyMsg("n"))
 	o.waitFor(t, tm, "round 2 with auto alpha", func(o *observer) bool {
 		return o.round == 2 && !o.busy && strings.Contains(o.screen, "auto α (4 partners)")
@@ -215,7 +216,7 @@ func TestFlowPartners(t *testing.T) {
 	if a := fm.reports[1].Alphas; len(a) != fm.k {
 		t.Errorf("round 2 has %d per-client alphas, want %d", len(a), fm.k)
 	}
-	want := []export.Control{{Round: 2, Name: "partners", From: 0, To: 3}, {Round: 2, Name: "partners", From: 3, To: 4}}
+	want := []export.Control{{Round: 2, Name: "partners", From: 0, To: 4}}
 	if !slices.Equal(fm.controls, want) {
 		t.Errorf("controls = %+v, want %+v", fm.controls, want)
 	}
@@ -229,8 +230,8 @@ func TestFlowSource(t *testing.T) {
 	o.waitFor(t, tm, "round 1", func(o *observer) bool { return o.round == 1 && !o.busy })
 	tm.Send(keyMsg("g"))
 	tm.Send(keyMsg("g"))
-	o.waitFor(t, tm, "the pending source", func(o *observer) bool { return strings.Contains(o.screen, "on r: sim pc1") })
-	tm.Send(keyMsg("r"))
+	o.waitFor(t, tm, "the pending source", func(o *observer) bool { return strings.Contains(o.screen, "on r/R: sim pc1") })
+	tm.Send(keyMsg("R")) // restart at the same seed
 	o.waitFor(t, tm, "the new engine", func(o *observer) bool { return o.logged("ready") && !o.busy })
 	tm.Send(keyMsg("n"))
 	o.waitFor(t, tm, "round 1 of the new engine", func(o *observer) bool { return o.round == 1 && !o.busy })

@@ -13,10 +13,12 @@ import (
 type activity int
 
 const (
-	idle     activity = iota // paused, waiting for the user
-	stepping                 // a round is in progress
-	building                 // an engine is being built
-	finished                 // every configured round has run
+	idle       activity = iota // paused, waiting for the user
+	stepping                   // a round is in progress
+	building                   // an engine is being built
+	computing                  // the shown view of the last round is being computed
+	recovering                 // the engine rolls back after a failed round
+	finished                   // every configured round has run
 )
 
 // headerModel is the top line: preset, algorithm and similarity source
@@ -34,26 +36,34 @@ type headerModel struct {
 	round, rounds        int
 	seed                 uint64
 	alpha, sigma         float64 // the values the next round will use
-	lastAlpha, lastSigma float64 // the values the last round used
 	hasLast              bool
-	partners             float64 // > 0: alpha is set per client (auto alpha); next round
-	lastPartners         float64 // the same for the last round
-	spread               float64 // largest / smallest off-diagonal weight of the last round
-	hasSpread            bool
-	act                  activity
-	running              bool // run mode (or a batch of steps) is on
-	stepsLeft            int
-	done, total          int // clients done in the round in progress
-	seconds              float64
+	// hasPrev: prev* hold the knobs of the last round shown or, before
+	// the first is shown, of the round in flight, from which the header
+	// draws a change as old→new.
+	hasPrev                         bool
+	prevAlpha, prevSigma, prevPartn float64
+	readsAlpha, readsSigma          bool    // the algorithm reads the knob (else "α –")
+	partners                        float64 // > 0: alpha is set per client (auto alpha); next round
+	spread                          float64 // largest / smallest off-diagonal weight of the last round
+	hasSpread                       bool
+	act                             activity
+	running                         bool // run mode (or a batch of steps) is on
+	stepsLeft                       int
+	done, total                     int // clients done in the round in progress
+	seconds                         float64
 }
 
 // SetWidth sets the width of the line.
 func (h *headerModel) SetWidth(w int) { h.width = w }
 
-// knob renders "α 10", or "α 10→12" when the next round uses a new value.
-func (h *headerModel) knob(sym string, next, last float64) string {
+// knob renders "α 10", or "α 10→12" when the next round uses a new
+// value, or "α –" when the algorithm does not read it.
+func (h *headerModel) knob(sym string, next, last float64, reads bool) string {
 	s := h.styles.Key.Render(sym) + " "
-	if h.hasLast && next != last {
+	if !reads {
+		return s + h.styles.Dim.Render("–")
+	}
+	if h.hasPrev && next != last {
 		return s + h.styles.Dim.Render(fmtKnob(last)+"→") + h.styles.Changed.Render(fmtKnob(next))
 	}
 	return s + h.styles.Value.Render(fmtKnob(next))
@@ -64,9 +74,12 @@ func (h *headerModel) knob(sym string, next, last float64) string {
 // with the change when the next round differs from the last.
 func (h *headerModel) alphaView(short bool) string {
 	st := h.styles
-	next, last := h.partners, h.lastPartners
-	if !h.hasLast {
+	next, last := h.partners, h.prevPartn
+	if !h.hasPrev {
 		last = next
+	}
+	if !h.readsAlpha {
+		return h.knob("α", 0, 0, false)
 	}
 	partners := func(p string) string {
 		if short {
@@ -76,13 +89,13 @@ func (h *headerModel) alphaView(short bool) string {
 	}
 	switch {
 	case next == 0 && last == 0:
-		return h.knob("α", h.alpha, h.lastAlpha)
+		return h.knob("α", h.alpha, h.prevAlpha, true)
 	case next == last:
 		return partners(st.Value.Render(fmtKnob(next)))
 	case last > 0 && next > 0:
 		return partners(st.Dim.Render(fmtKnob(last)+"→") + st.Changed.Render(fmtKnob(next)))
 	case next > 0: // fixed alpha to auto
-		return st.Key.Render("α ") + st.Dim.Render(fmtKnob(h.lastAlpha)+"→") +
+		return st.Key.Render("α ") + st.Dim.Render(fmtKnob(h.prevAlpha)+"→") +
 			st.Changed.Render("auto("+fmtKnob(next)+")")
 	}
 	return st.Key.Render("α ") + st.Dim.Render("auto→") + st.Changed.Render(fmtKnob(h.alpha))
@@ -132,6 +145,16 @@ func (h *headerModel) state(short bool) string {
 			return st.Busy.Render("◌")
 		}
 		return st.Busy.Render("◌ building…")
+	case computing:
+		if short {
+			return st.Busy.Render("◌")
+		}
+		return st.Busy.Render("◌ computing the view…")
+	case recovering:
+		if short {
+			return st.Busy.Render("◌")
+		}
+		return st.Busy.Render("◌ rolling back…")
 	case finished:
 		if short {
 			return st.Paused.Render("■")
@@ -152,17 +175,26 @@ func (h *headerModel) View() string {
 	if h.hasLast && h.seconds > 0 {
 		right = st.Dim.Render(fmt.Sprintf("%6.2fs/round", h.seconds))
 	}
+	// The round time stays while narrower separators or dropping the
+	// seed make room for it, so that it does not come and go between
+	// rounds and pauses; after that it goes before anything else.
 	var left string
-	for level := 0; level <= maxHeaderLevel; level++ {
+	rw := ansi.StringWidth(right)
+	fits := false
+	for level := 0; level < shortPending && rw > 0 && !fits; level++ {
 		left = h.line(level)
-		if ansi.StringWidth(left) <= h.width {
-			break
+		fits = ansi.StringWidth(left)+rw+1 <= h.width
+	}
+	if !fits {
+		right, rw = "", 0
+		for level := 0; level <= maxHeaderLevel; level++ {
+			left = h.line(level)
+			if ansi.StringWidth(left) <= h.width {
+				break
+			}
 		}
 	}
-	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
-	if lw+rw+1 > h.width {
-		right, rw = "", 0
-	}
+	lw := ansi.StringWidth(left)
 	gap := max(0, h.width-lw-rw)
 	return ansi.Truncate(left+strings.Repeat(" ", gap)+right, h.width, "…")
 }
@@ -208,7 +240,7 @@ func (h *headerModel) line(level int) string {
 	if level < noSeed {
 		parts = append(parts, st.Key.Render("seed ")+st.Value.Render(strconv.FormatUint(h.seed, 10)))
 	}
-	parts = append(parts, h.alphaView(level >= shortAlpha)+"  "+h.knob("σ", h.sigma, h.lastSigma))
+	parts = append(parts, h.alphaView(level >= shortAlpha)+"  "+h.knob("σ", h.sigma, h.prevSigma, h.readsSigma))
 	if h.hasSpread && level < noSpread {
 		label := "w max/min "
 		if level >= shortSpread {
@@ -241,9 +273,9 @@ func (h *headerModel) pendingView(short bool) string {
 	if len(what) == 0 {
 		return ""
 	}
-	head := "on r: "
+	head := "on r/R: "
 	if short {
-		head = "r: "
+		head = "r/R: "
 	}
 	return h.styles.Changed.Render(head + strings.Join(what, ", "))
 }

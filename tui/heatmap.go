@@ -44,6 +44,11 @@ type heatModel struct {
 	gen      int // bumped when the data changes
 	cache    string
 	cacheKey heatKey
+
+	// Where the last rendering put the cells, for the mouse: the line of
+	// the first client's row (-1: no full-layout rows), the column of the
+	// first cell and the width of a cell.
+	geoRowY, geoColX, geoCellW int
 }
 
 type heatKey struct {
@@ -124,6 +129,24 @@ func (h *heatModel) shown() (s heatSource, ok bool) {
 // ToggleValues shows or hides values and the cursor.
 func (h *heatModel) ToggleValues() { h.values = !h.values }
 
+// CellAt returns the display column and row of the cell at (x, y) of
+// the last rendering, when there is one there.
+func (h *heatModel) CellAt(x, y int) (cx, cy int, ok bool) {
+	if h.geoRowY < 0 || h.geoCellW < 1 || h.report == nil {
+		return 0, 0, false
+	}
+	cy, dx := y-h.geoRowY, x-h.geoColX
+	if cy < 0 || cy >= h.k || dx < 0 || dx/h.geoCellW >= h.k {
+		return 0, 0, false
+	}
+	return dx / h.geoCellW, cy, true
+}
+
+// Select puts the cursor on a cell, and shows the values.
+func (h *heatModel) Select(cx, cy int) {
+	h.cx, h.cy, h.values = cx, cy, true
+}
+
 // Move moves the cursor by (dx, dy) cells.
 func (h *heatModel) Move(dx, dy int) {
 	h.cx = max(0, min(h.k-1, h.cx+dx))
@@ -151,7 +174,7 @@ func (h *heatModel) AutoNote() string {
 	}
 	lo, hi, _ := export.OffDiagRange(s.m)
 	raw := export.RawScale(s.kind)
-	return fmt.Sprintf("heat map stretched: %s's off-diagonal entries span %.2g, under %g %% of the raw scale [%g, %g] (z: raw)",
+	return fmt.Sprintf("heat map stretched: the off-diagonal entries of %s span %.2g, under %g %% of the raw scale [%g, %g] (z: raw)",
 		s.name, hi-lo, 100*stretchBelow, raw.Lo, raw.Hi)
 }
 
@@ -198,11 +221,13 @@ func (h *heatModel) render() string {
 		out += "\n" + info
 		spare--
 	}
+	h.geoRowY = -1
 	if compact {
 		out += "\n" + h.compact(s.m, sc.Lo, sc.Hi)
 	} else {
 		header := spare >= 1
 		rows := h.height - 1 - strings.Count(out, "\n") - h.boolInt(header) - h.boolInt(h.values)
+		h.geoRowY = strings.Count(out, "\n") + 1 + h.boolInt(header)
 		out += "\n" + h.full(s.m, sc.Lo, sc.Hi, header, rows)
 	}
 	if h.values {
@@ -302,17 +327,20 @@ func (h *heatModel) group(id int) int {
 	return -1
 }
 
+// maxCellW is the widest heat-map cell.
+const maxCellW = 8
+
 // full draws one line per client and two columns (or, with values on and
 // room enough, five) per cell, under a column header when header is set,
 // and in at most rows lines of clients.
 func (h *heatModel) full(m [][]float64, lo, hi float64, header bool, rows int) string {
 	st := h.styles
 	labelW := len(clientLabel(h.k-1, h.groups))
-	cellW := max(2, min(6, (h.width-labelW-1)/max(1, h.k)))
+	// Cells as wide as the pane allows (up to maxCellW), so that a wide
+	// terminal shows a wide map.
+	cellW := max(2, min(maxCellW, (h.width-labelW-1)/max(1, h.k)))
+	h.geoColX, h.geoCellW = labelW+1, cellW
 	showNums := h.values && cellW >= 4
-	if !showNums {
-		cellW = min(cellW, 3)
-	}
 	var b strings.Builder
 	// Column header: group letters (or the last digit of the id).
 	if header {

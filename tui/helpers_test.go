@@ -58,7 +58,7 @@ func drive(m *Model, cmd tea.Cmd) {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case stepDoneMsg, progressRelay, builtMsg, exportedMsg, tea.KeyPressMsg:
+		case stepDoneMsg, progressRelay, builtMsg, exportedMsg, viewDoneMsg, rolledBackMsg, tea.KeyPressMsg:
 			_, next := m.Update(msg)
 			queue = append(queue, next)
 		default:

@@ -4,13 +4,14 @@ import "charm.land/bubbles/v2/key"
 
 // keyMap is every key the console answers to; the help view lists them.
 type keyMap struct {
-	Step, Step10, Run, Reset, Preset          key.Binding
+	Step, Step10, Run, Reset, Restart, Preset key.Binding
 	Scenario                                  key.Binding
 	AlphaUp, AlphaDown, SetAlpha              key.Binding
 	SigmaUp, SigmaDown, SetSigma              key.Binding
 	PartnersUp, PartnersDown, SetPartners     key.Binding
 	Source, APVMix                            key.Binding
 	Matrix, Scale, Values, Cell, Pane, Export key.Binding
+	Client                                    key.Binding
 	Help, Quit, Cancel, Confirm               key.Binding
 	cellUp, cellDown, cellLeft, cellRight     key.Binding
 
@@ -26,7 +27,8 @@ func defaultKeys() keyMap {
 		Step:         b("n", "step a round", "n"),
 		Step10:       b("N", "step 10 rounds", "N"),
 		Run:          b("space", "run/pause", "space", "p"),
-		Reset:        b("r", "reset, new seed", "r"),
+		Reset:        b("r", "restart, next seed", "r"),
+		Restart:      b("R", "restart, same seed", "R"),
 		Preset:       b("P", "choose preset", "P"),
 		Scenario:     b("S", "edit scenario", "S"),
 		AlphaUp:      b("+", "alpha up", "+", "="),
@@ -38,13 +40,14 @@ func defaultKeys() keyMap {
 		PartnersUp:   b("]", "auto α partners up", "]"),
 		PartnersDown: b("[", "partners down (0 off)", "["),
 		SetPartners:  b("A", "type partners", "A"),
-		Source:       b("g", "next sim source on r", "g"),
-		APVMix:       b("x", "apv-mix on/off on r", "x"),
+		Source:       b("g", "next sim source (r/R)", "g"),
+		APVMix:       b("x", "apv-mix on/off (r/R)", "x"),
 		Matrix:       b("m", "next matrix", "m"),
 		Scale:        b("z", "raw/stretched scale", "z"),
 		Values:       b("v", "show values", "v"),
 		Cell:         b("←↑↓→", "move cell", "left", "up", "down", "right"),
 		Pane:         b("tab", "heat map ⇄ chart", "tab"),
+		Client:       b("c", "one client (or click)", "c"),
 		Export:       b("e", "export run", "e"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
@@ -84,13 +87,13 @@ func (k keyMap) FullHelp() [][]key.Binding {
 func (k keyMap) helpBlocks() [][][]key.Binding {
 	return [][][]key.Binding{
 		{
-			{k.Step, k.Step10, k.Run, k.Reset, k.Preset, k.Scenario},
-			{k.AlphaUp, k.AlphaDown, k.SetAlpha, k.SigmaUp, k.SigmaDown},
-			{k.SetSigma, k.PartnersUp, k.PartnersDown, k.SetPartners},
+			{k.Step, k.Step10, k.Run, k.Reset, k.Restart, k.Preset},
+			{k.AlphaUp, k.AlphaDown, k.SetAlpha, k.SigmaUp, k.SigmaDown, k.SetSigma},
+			{k.PartnersUp, k.PartnersDown, k.SetPartners, k.Scenario},
 		},
 		{
 			{k.Matrix, k.Scale, k.Values, k.Cell, k.Pane},
-			{k.Source, k.APVMix, k.Export},
+			{k.Client, k.Source, k.APVMix, k.Export},
 			{k.Help, k.Cancel, k.Quit},
 		},
 	}

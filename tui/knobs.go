@@ -36,10 +36,39 @@ func withKnob(k sim.Knobs, name sim.Knob, v float64) sim.Knobs {
 	return k
 }
 
+// notRead says that the algorithm does not read knob name, or is "".
+func (m *Model) notRead(name sim.Knob) string {
+	if m.engine.ReadsKnob(name) {
+		return ""
+	}
+	return fmt.Sprintf("%s does not read %s: the knob is fixed for this run", m.cfg.Algo, name)
+}
+
+// openKnobPrompt opens the prompt for a knob's exact value, unless the
+// algorithm does not read it.
+func (m *Model) openKnobPrompt(kind promptKind) tea.Cmd {
+	name := map[promptKind]sim.Knob{askAlpha: sim.KnobAlpha, askSigma: sim.KnobSigma, askPartners: sim.KnobPartners}[kind]
+	if why := m.notRead(name); why != "" {
+		m.logf(true, "%s", why)
+		return nil
+	}
+	from := len(m.reports) + 1
+	if m.act == stepping {
+		from++
+	}
+	hint := fmt.Sprintf("%s now %s; %s; from round %d", name, fmtKnob(knobOf(m.Knobs(), name)), knobWant(name, m.k), from)
+	m.screen = prompting
+	return m.prompt.Open(kind, fmtKnob(knobOf(m.Knobs(), name)), hint)
+}
+
 // setKnob changes a knob now, or after the round in flight.
 func (m *Model) setKnob(name sim.Knob, v float64) tea.Cmd {
+	if why := m.notRead(name); why != "" {
+		m.logf(true, "%s", why)
+		return nil
+	}
 	if err := checkKnob(name, v, m.k); err != nil {
-		m.logf(true, "%v", err)
+		m.logf(true, "%v", knobError(err))
 		return nil
 	}
 	from := knobOf(m.Knobs(), name)
@@ -50,14 +79,39 @@ func (m *Model) setKnob(name sim.Knob, v float64) tea.Cmd {
 		m.applyKnob(name, v)
 		return nil
 	}
-	m.queued = slices.DeleteFunc(m.queued, func(c export.Control) bool { return c.Name == name })
-	m.queued = append(m.queued, export.Control{Name: name, From: from, To: v})
-	if m.act == building {
-		m.logf(false, "%s %s → %s once the new engine is ready", name, fmtKnob(from), fmtKnob(v))
-	} else {
-		m.logf(false, "%s %s → %s after the round in flight (from round %d)", name, fmtKnob(from), fmtKnob(v), len(m.reports)+2)
+	// Changes of one knob during one round coalesce into one.
+	tag := fmt.Sprintf("queued %s %d %d", name, m.act, len(m.reports))
+	if i := slices.IndexFunc(m.queued, func(c export.Control) bool { return c.Name == name }); i >= 0 {
+		from = m.queued[i].From
+		m.queued = slices.Delete(m.queued, i, i+1)
 	}
+	if from != v {
+		m.queued = append(m.queued, export.Control{Name: name, From: from, To: v})
+	}
+	text := fmt.Sprintf("%s %s → %s after the round in flight (from round %d)", name, fmtKnob(from), fmtKnob(v), len(m.reports)+2)
+	switch m.act {
+	case building:
+		text = fmt.Sprintf("%s %s → %s once the new engine is ready", name, fmtKnob(from), fmtKnob(v))
+	case computing:
+		text = fmt.Sprintf("%s %s → %s once the view is computed (from round %d)", name, fmtKnob(from), fmtKnob(v), len(m.reports)+1)
+	}
+	if from == v {
+		text = fmt.Sprintf("%s stays %s", name, fmtKnob(v))
+	}
+	m.knobLog(tag, text)
 	return nil
+}
+
+// knobLog logs a knob change, replacing the last line when it reported
+// a change of the same knob for the same round (tag), so that a run of
+// < or > presses leaves one line.
+func (m *Model) knobLog(tag, text string) {
+	if m.knobEvent == tag && len(m.events) > 0 {
+		m.events[len(m.events)-1] = event{text: text}
+	} else {
+		m.logf(false, "%s", text)
+	}
+	m.knobEvent = tag
 }
 
 // applyKnob sets a knob on the idle engine and records the change.
@@ -71,8 +125,17 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 		return
 	}
 	m.knobs = m.engine.Knobs()
+	m.steered = true
 	round := len(m.reports) + 1
-	m.controls = append(m.controls, export.Control{Round: round, Name: name, From: from, To: v})
+	// Changes of one knob before one round coalesce into one (the run
+	// log keeps each, as the engine logged it).
+	if n := len(m.controls); n > 0 && m.controls[n-1].Round == round && m.controls[n-1].Name == name {
+		from = m.controls[n-1].From
+		m.controls = m.controls[:n-1]
+	}
+	if from != v {
+		m.controls = append(m.controls, export.Control{Round: round, Name: name, From: from, To: v})
+	}
 	note := ""
 	switch {
 	case name == "alpha" && m.knobs.Partners > 0:
@@ -82,7 +145,11 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 	case name == "partners" && !slices.Contains(sim.AlgorithmSettings(m.cfg.Algo), "partners"):
 		note = fmt.Sprintf(" (%s does not set alpha per client)", m.cfg.Algo)
 	}
-	m.logf(false, "%s %s → %s from round %d%s", name, fmtKnob(from), fmtKnob(v), round, note)
+	text := fmt.Sprintf("%s %s → %s from round %d%s", name, fmtKnob(from), fmtKnob(v), round, note)
+	if from == v {
+		text = fmt.Sprintf("%s back to %s for round %d", name, fmtKnob(v), round)
+	}
+	m.knobLog(fmt.Sprintf("applied %s %d", name, round), text)
 }
 
 // usesVariant reports whether algorithm algo uses the similarity source
@@ -107,7 +174,7 @@ func (m *Model) setVariant(source sim.Source, apvMix bool) {
 		note = fmt.Sprintf(" (%s uses neither)", m.cfg.Algo)
 	}
 	if m.pending {
-		m.logf(false, "next engine: %s; r resets to it with the same seed%s", variantText(source, apvMix), note)
+		m.logf(false, "next engine: %s; R restarts with it at the same seed, r at the next%s", variantText(source, apvMix), note)
 	} else {
 		m.logf(false, "next engine: %s, as now", variantText(source, apvMix))
 	}
@@ -146,17 +213,24 @@ func (m *Model) withVariant(c sim.Config, why string) (sim.Config, string) {
 	return c, why + " with " + variantText(c.Source, c.APVMix)
 }
 
-// reset builds a new engine for the preset, keeping the knobs: with the
-// next seed, or with the same seed when the variant changes (so that the
-// two runs differ in nothing else).
-func (m *Model) reset() tea.Cmd {
+// restartHint says how to start again.
+const restartHint = "r restarts with the next seed, R with the same seed"
+
+// reset builds a new engine for the preset, keeping the knobs and
+// taking the pending variant (g, x) if any: with the next seed (r), or
+// the same seed (R). One rule whatever else changed: r is a new sample,
+// R the same run again with what changed (so that two runs differ in
+// nothing else).
+func (m *Model) reset(nextSeed bool) tea.Cmd {
 	c := m.cfg
 	kn := m.Knobs()
 	c.Alpha, c.Sigma, c.Partners = kn.Alpha, kn.Sigma, kn.Partners
-	if !m.pending {
+	why := fmt.Sprintf("restart with the same seed %d", c.Seed)
+	if nextSeed {
 		c.Seed++
+		why = fmt.Sprintf("restart with the next seed, %d", c.Seed)
 	}
-	c, why := m.withVariant(c, fmt.Sprintf("reset with seed %d", c.Seed))
+	c, why = m.withVariant(c, why)
 	return m.rebuild(m.preset, c, why)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -34,6 +35,13 @@ type Options struct {
 	ExportDir string
 	// NoColor draws without colour (the NO_COLOR convention).
 	NoColor bool
+	// StartRounds is the number of rounds the console runs as it opens,
+	// before pausing, so that its first screen shows the run (groups in
+	// the similarity, accuracies apart); 0 opens paused at round 0.
+	StartRounds int
+	// Stderr, when set, receives what the console says after its screen
+	// has closed: where the run log of a session that changed knobs is.
+	Stderr io.Writer
 	// Context, when set, bounds the console's work.
 	Context context.Context
 	// Now is the clock for default export names; nil means time.Now.
@@ -49,6 +57,7 @@ const (
 	prompting        // a value prompt at the bottom of the dashboard
 	helping          // the full help
 	editing          // the scenario panel
+	drilling         // the drill-down on one client
 )
 
 // Model is the console's root model. It owns the engine and the copies of
@@ -98,8 +107,16 @@ type Model struct {
 	exportDir  string         // an export waiting for the round in flight
 	pane       int            // 0: heat map, 1: chart, when only one fits
 	autoNoted  bool           // the log explains the heat map's automatic stretch
+	tried      string         // the view completeShown computed last, with its round
+	ended      *sim.Engine    // the engine whose summary line endRun wrote
+	steered    bool           // a knob changed in the session
+	starting   bool           // the start rounds (Options.StartRounds) are running
 
 	events []event
+	// knobEvent identifies the knob change the last log line reports
+	// (knob and round), so that the next change of the same knob for the
+	// same round replaces the line instead of adding one.
+	knobEvent string
 
 	hdr    headerModel
 	bars   barsModel
@@ -108,6 +125,7 @@ type Model struct {
 	prompt promptModel
 	picker pickerModel
 	scen   scenarioForm
+	drill  drillModel
 	help   help.Model
 }
 
@@ -131,11 +149,11 @@ func New(opts Options) (*Model, error) {
 	}
 	st := NewStyles(opts.NoColor)
 	m := &Model{opts: opts, keys: defaultKeys(), styles: &st, drv: newDriver(opts.Context), width: 80, height: 24}
-	e, sc, err := presets.NewEngine(opts.Preset, opts.Env, opts.Config, opts.Log)
+	e, sc, err := newEngine(opts.Preset, opts.Env, opts.Config, opts.Log)
 	if err != nil {
 		return nil, err
 	}
-	m.hdr.styles, m.bars.styles, m.chart.styles, m.heat.styles = m.styles, m.styles, m.styles, m.styles
+	m.hdr.styles, m.bars.styles, m.chart.styles, m.heat.styles, m.drill.styles = m.styles, m.styles, m.styles, m.styles, m.styles
 	m.prompt = newPrompt(m.styles)
 	m.scen = newScenarioForm(m.styles)
 	m.help = help.New()
@@ -150,13 +168,17 @@ func New(opts Options) (*Model, error) {
 // adopt makes e the console's engine.
 func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.preset, m.engine, m.cfg = p, e, e.Config()
-	m.header = presets.Header(p, sc, e, m.opts.Now())
+	m.header = runHeader(p, sc, e, m.opts.Now())
 	m.k = len(e.Data().Clients)
 	m.groups = e.Data().Groups
 	m.chart.metric = e.Data().Metric
 	m.reports, m.controls, m.queued = nil, nil, nil
 	m.knobs = e.Knobs()
 	m.stepKnobs, m.lastKnobs = sim.Knobs{}, sim.Knobs{}
+	m.knobEvent = ""
+	if err := e.SetRollback(true); err != nil {
+		m.logf(false, "note: %v", err)
+	}
 	m.pending = m.pending && (m.nextSource != m.cfg.Source || m.nextMix != m.cfg.APVMix)
 	m.act, m.running, m.stepsLeft = idle, false, 0
 	m.heat.SetOffered(e.Offered())
@@ -188,8 +210,8 @@ func (m *Model) reorder() {
 // flight (Busy).
 func (m *Model) Engine() *sim.Engine { return m.engine }
 
-// Busy reports whether a round or a build is in flight.
-func (m *Model) Busy() bool { return m.act == stepping || m.act == building }
+// Busy reports whether a round, a build or a view is in flight.
+func (m *Model) Busy() bool { return m.act != idle }
 
 // Round returns the number of rounds the console has shown.
 func (m *Model) Round() int { return len(m.reports) }
@@ -204,19 +226,65 @@ func (m *Model) Knobs() sim.Knobs {
 	return k
 }
 
-// Close cancels the work in flight and waits for it to stop.
-func (m *Model) Close() { m.drv.Close() }
+// Steered reports whether a knob changed during the session.
+func (m *Model) Steered() bool { return m.steered }
+
+// LogPath returns the path of the session's run log ("" when none).
+func (m *Model) LogPath() string {
+	if m.opts.Log == nil {
+		return ""
+	}
+	return m.opts.Log.Path()
+}
+
+// Close cancels the work in flight, waits for it to stop, and ends the
+// run log with the summary of the rounds run (see endRun).
+func (m *Model) Close() {
+	m.drv.Close()
+	m.endRun()
+}
+
+// summaryLine is the run log's last line of a run.
+type summaryLine struct {
+	Type string `json:"type"`
+	sim.Summary
+}
+
+// endRun writes the summary line of the engine's rounds to the run log,
+// once, when the console leaves the engine (a restart, another preset,
+// quitting); nothing when no round ran. Call it when no work is in
+// flight.
+func (m *Model) endRun() {
+	e := m.engine
+	if e == nil || m.ended == e || e.Log() == nil || e.Round() == 0 {
+		return
+	}
+	m.ended = e
+	if err := e.Log().Write(summaryLine{Type: "summary", Summary: e.Summary()}); err != nil {
+		m.logf(true, "run log: %v", err)
+	}
+}
 
 // logf adds a line to the console's log.
 func (m *Model) logf(bad bool, format string, args ...any) {
+	m.knobEvent = ""
 	m.events = append(m.events, event{fmt.Sprintf(format, args...), bad})
 	if len(m.events) > 100 {
 		m.events = m.events[len(m.events)-100:]
 	}
 }
 
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
+// Init implements tea.Model: it runs the first Options.StartRounds
+// rounds, then pauses.
+func (m *Model) Init() tea.Cmd {
+	n := min(m.opts.StartRounds, m.cfg.Rounds)
+	if n <= 0 {
+		return nil
+	}
+	m.logf(false, "running the first %d rounds, then pausing: n steps, space runs on", n)
+	m.starting = true
+	return m.addSteps(n)
+}
 
 // Update implements tea.Model: it handles the driver's messages in any
 // screen, and keys according to the screen.
@@ -235,19 +303,44 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case builtMsg:
 		cmd = m.built(msg)
+	case viewDoneMsg:
+		cmd = m.viewDone(msg)
+	case rolledBackMsg:
+		cmd = m.rolledBack(msg)
 	case exportedMsg:
-		if msg.err != nil {
-			m.logf(true, "export failed: %v", msg.err)
-		} else {
-			m.logf(false, "exported %d files to %s", len(msg.files), msg.dir)
-		}
+		m.exported(msg)
 	case tea.KeyPressMsg:
 		cmd = m.key(msg)
+	case tea.MouseClickMsg:
+		m.click(msg.Mouse())
 	default:
 		cmd = m.forward(msg)
 	}
 	m.sync()
 	return m, cmd
+}
+
+// exported takes the result of an export: on success the export prompt
+// closes and the log says where the files are; on failure the prompt, if
+// still open, stays with the error, so that the user can name another
+// directory.
+func (m *Model) exported(msg exportedMsg) {
+	open := m.screen == prompting && m.prompt.kind == askExport && m.prompt.busy != ""
+	if open {
+		m.prompt.busy = ""
+	}
+	if msg.err != nil {
+		m.logf(true, "export failed: %v", msg.err)
+		if open {
+			m.prompt.err = "export failed: " + msg.err.Error()
+		}
+		return
+	}
+	m.logf(false, "exported %d files to %s", len(msg.files), msg.dir)
+	if open {
+		m.prompt.Close()
+		m.screen = dashboard
+	}
 }
 
 // forward passes other messages (cursor blinks, filter results) to the
@@ -285,9 +378,14 @@ func (m *Model) sync() {
 	k := m.Knobs()
 	h.alpha, h.sigma, h.partners = k.Alpha, k.Sigma, k.Partners
 	h.hasLast, h.hasSpread = last != nil, false
+	h.readsAlpha, h.readsSigma = m.engine.ReadsKnob(sim.KnobAlpha), m.engine.ReadsKnob(sim.KnobSigma)
+	h.hasPrev = last != nil || m.act == stepping
 	if last != nil {
-		h.lastAlpha, h.lastSigma, h.lastPartners, h.seconds = last.Alpha, last.Sigma, m.lastKnobs.Partners, last.Seconds
+		h.seconds = last.Seconds
+		h.prevAlpha, h.prevSigma, h.prevPartn = last.Alpha, last.Sigma, m.lastKnobs.Partners
 		h.spread, h.hasSpread = export.WeightSpread(last.Weights)
+	} else if m.act == stepping {
+		h.prevAlpha, h.prevSigma, h.prevPartn = m.stepKnobs.Alpha, m.stepKnobs.Sigma, m.stepKnobs.Partners
 	}
 	h.act, h.running, h.stepsLeft, h.done, h.total = m.act, m.running, m.stepsLeft, m.done, m.k
 	if m.act == idle && len(m.reports) >= m.cfg.Rounds {
@@ -300,6 +398,7 @@ func (m *Model) sync() {
 	m.bars.SetData(m.k, last, barOrder, m.groups)
 	m.chart.SetData(m.reports, m.controls)
 	m.heat.SetData(m.k, last, m.order, m.groups, string(m.cfg.Algo))
+	m.drill.SetData(m.k, m.reports, m.groups, m.order)
 	note := m.heat.AutoNote()
 	if note != "" && !m.autoNoted {
 		m.logf(false, "%s", note)

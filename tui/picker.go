@@ -4,16 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fedaux/fedaux/presets"
 )
 
 // presetItem is a preset in the picker: a built-in one, or a scenario
 // file (titled with its file name, ending in .toml).
-type presetItem struct{ p *presets.Preset }
+type presetItem struct {
+	p       *presets.Preset
+	missing bool // a data file it needs is not in the data directory
+}
 
 // Title, Description and FilterValue make presetItem a list.DefaultItem.
 func (i presetItem) Title() string {
@@ -24,8 +29,12 @@ func (i presetItem) Title() string {
 }
 func (i presetItem) Description() string {
 	d := i.p.Description
-	if i.p.Needs != "" {
-		d += " [needs " + i.p.Needs + "]"
+	switch {
+	case i.p.Needs == "":
+	case i.missing:
+		d += " [needs " + i.p.Needs + ": missing]"
+	default:
+		d += " [reads " + i.p.Needs + "]"
 	}
 	if i.p.File != "" {
 		d = "file " + i.p.File + " · " + d
@@ -50,12 +59,15 @@ func (i badFileItem) FilterValue() string { return i.path }
 type pickerModel struct {
 	list    list.Model
 	current *presets.Preset
+	env     presets.Env
 }
 
-func newPicker(st *Styles, all []*presets.Preset, current *presets.Preset) pickerModel {
+// newPicker lists the presets all, each marked with whether its data
+// are in env's data directory.
+func newPicker(st *Styles, all []*presets.Preset, current *presets.Preset, env presets.Env) pickerModel {
 	items := make([]list.Item, len(all))
 	for i, p := range all {
-		items[i] = presetItem{p}
+		items[i] = presetItem{p, !p.Available(env)}
 	}
 	d := list.NewDefaultDelegate()
 	d.Styles = st.ListItems
@@ -65,7 +77,7 @@ func newPicker(st *Styles, all []*presets.Preset, current *presets.Preset) picke
 	l.SetShowHelp(false)
 	l.SetStatusBarItemName("preset", "presets")
 	l.DisableQuitKeybindings()
-	p := pickerModel{list: l, current: current}
+	p := pickerModel{list: l, current: current, env: env}
 	p.selectCurrent()
 	return p
 }
@@ -97,7 +109,7 @@ func (p *pickerModel) selectCurrent() {
 func (p *pickerModel) addFiles(msg scenarioFilesMsg) tea.Cmd {
 	var items []list.Item
 	for _, f := range msg.files {
-		items = append(items, presetItem{f})
+		items = append(items, presetItem{f, !f.Available(p.env)})
 	}
 	for _, err := range msg.errs {
 		path := msg.dir
@@ -133,8 +145,19 @@ func files(n int) string {
 	return fmt.Sprintf("%d scenario files", n)
 }
 
-// SetSize sets the list's size.
-func (p *pickerModel) SetSize(w, h int) { p.list.SetSize(w, h) }
+// SetSize sets the list's size so that its lines, padding included,
+// are no wider than w (the list's styles pad its lines beyond the width
+// it is given, which would leave a cut mark at the edge of every line).
+func (p *pickerModel) SetSize(w, h int) {
+	p.list.SetSize(w, h)
+	widest := 0
+	for _, l := range strings.Split(p.list.View(), "\n") {
+		widest = max(widest, ansi.StringWidth(l))
+	}
+	if widest > w {
+		p.list.SetSize(max(1, w-(widest-w)), h)
+	}
+}
 
 // Filtering reports whether the user is typing a filter (then enter and
 // esc belong to the list).

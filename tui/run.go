@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -15,5 +17,8 @@ func Run(opts Options, progOpts ...tea.ProgramOption) error {
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(m.drv.ctx)}, progOpts...)...)
 	_, err = p.Run()
 	m.Close()
+	if w := opts.Stderr; w != nil && m.Steered() && m.LogPath() != "" {
+		fmt.Fprintf(w, "fedaux: the session changed knobs; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", m.LogPath(), m.LogPath())
+	}
 	return err
 }

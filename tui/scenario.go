@@ -134,18 +134,45 @@ func (f *scenarioForm) field(k string) *formField {
 	in.SetStyles(f.styles.Input)
 	in.Prompt = ""
 	in.CharLimit = 256
-	in.SetWidth(inputW - 1) // and a column for the cursor
+	in.SetWidth(f.inputW() - 1) // and a column for the cursor
 	in.SetValue(v)
 	fd := &formField{key: k, doc: docs[k], orig: v, input: in}
 	f.fields[k] = fd
 	return fd
 }
 
-// Column widths of the panel.
+// Column widths of the panel: the keys', and the narrowest and widest
+// value field (the field takes what the width leaves beside the keys
+// and room for an error).
 const (
-	keyW   = 19 // the widest key, partition.fallback, and a space
-	inputW = 24
+	keyW      = 19 // the widest key, partition.fallback, and a space
+	minInputW = 24
+	maxInputW = 64
 )
+
+// inputW is the width of the value fields at the panel's width.
+func (f *scenarioForm) inputW() int {
+	return max(minInputW, min(maxInputW, f.width-2-keyW-2-48))
+}
+
+// valueView renders field fd in w columns: the text input when focused,
+// marked with "…" at the left when the input has scrolled past the
+// value's start; otherwise the value from its start, with "…" at the
+// right when it is cut. A value is never cut without a mark.
+func valueView(fd *formField, focused bool, w int) string {
+	v := fd.input.Value()
+	if !focused {
+		if ansi.StringWidth(v) > w {
+			return ansi.Truncate(v, w, "…")
+		}
+		return fitLine(v, w)
+	}
+	view := fitLine(fd.input.View(), w)
+	if n := min(len(v), w/2); ansi.StringWidth(v) >= w-1 && !strings.HasPrefix(ansi.Strip(view), v[:n]) {
+		view = "…" + ansi.TruncateLeft(view, 1, "")
+	}
+	return view
+}
 
 // check re-reads every field: it sets the changed ones on a clone of the
 // base scenario (Spec.Set: the value's form), validates the clone
@@ -353,8 +380,13 @@ func (f *scenarioForm) Focused() string {
 	return ""
 }
 
-// SetSize sets the panel's size.
-func (f *scenarioForm) SetSize(w, h int) { f.width, f.height = w, h }
+// SetSize sets the panel's size, and the value fields' width with it.
+func (f *scenarioForm) SetSize(w, h int) {
+	f.width, f.height = w, h
+	for _, fd := range f.fields {
+		fd.input.SetWidth(f.inputW() - 1)
+	}
+}
 
 // View renders the panel: a title, one line per key (more when its error
 // wraps), the focused key's documentation, what applying does, and the
@@ -374,6 +406,7 @@ func (f scenarioForm) View() string {
 	}
 	head := []string{st.Title.Render("scenario "+f.base.Name) + st.Dim.Render(" · "+kind), ""}
 
+	inputW := f.inputW()
 	errW := max(20, w-keyW-inputW-4)
 	var rows [][]string // each field's lines
 	for i, k := range f.shown {
@@ -383,7 +416,7 @@ func (f scenarioForm) View() string {
 			mark = st.Prompt.Render("› ")
 			name = st.Prompt.Render(k)
 		}
-		line := mark + name + strings.Repeat(" ", max(1, keyW-len(k))) + fitLine(fd.input.View(), inputW) + "  "
+		line := mark + name + strings.Repeat(" ", max(1, keyW-len(k))) + fitLine(valueView(fd, i == f.focus, inputW), inputW) + "  "
 		var right []string
 		switch {
 		case fd.err != "":

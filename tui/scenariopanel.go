@@ -128,7 +128,7 @@ type scenarioFilesMsg struct {
 // openPicker opens the preset list on the built-in presets and reads the
 // scenario directory's files in a command.
 func (m *Model) openPicker() tea.Cmd {
-	m.picker = newPicker(m.styles, presets.All(), m.preset)
+	m.picker = newPicker(m.styles, presets.All(), m.preset, m.opts.Env)
 	m.picker.SetDir(m.scenarioDir())
 	m.screen = picking
 	m.resize()

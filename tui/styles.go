@@ -38,9 +38,10 @@ type Styles struct {
 	groups     []color.Color
 
 	// Pre-rendered cells, so that a frame costs little.
-	fullCells   []string // [level]: a two-column heat cell
-	wideCells   []string // [level]: a three-column heat cell
-	narrowCells []string // [level]: a one-column heat cell (legend)
+	fullCells   []string   // [level]: a two-column heat cell
+	wideCells   []string   // [level]: a three-column heat cell
+	narrowCells []string   // [level]: a one-column heat cell (legend)
+	cellsByW    [][]string // [w][level]: a w-column heat cell, made on first use
 	heatNums    []lipgloss.Style
 	halfCells   [][]string // [top][bottom]: a two-column cell showing two rows
 	groupTags   []lipgloss.Style
@@ -164,12 +165,29 @@ func (s *Styles) heatLevel(v, lo, hi float64) int {
 	return max(0, min(n-1, i))
 }
 
-// fullCell returns a cell of the given shade, w (2 or 3) columns wide.
+// fullCell returns a cell of the given shade, w columns wide (2 or
+// more).
 func (s *Styles) fullCell(level, w int) string {
-	if w == 2 {
+	switch w {
+	case 2:
 		return s.fullCells[level]
+	case 3:
+		return s.wideCells[level]
 	}
-	return s.wideCells[level]
+	for len(s.cellsByW) <= w {
+		s.cellsByW = append(s.cellsByW, nil)
+	}
+	if s.cellsByW[w] == nil {
+		for i := range s.fullCells {
+			if s.NoColor {
+				g := []rune(s.heatGlyphs[i])[0]
+				s.cellsByW[w] = append(s.cellsByW[w], strings.Repeat(string(g), w))
+			} else {
+				s.cellsByW[w] = append(s.cellsByW[w], lipgloss.NewStyle().Foreground(s.heat[i]).Render(strings.Repeat("█", w)))
+			}
+		}
+	}
+	return s.cellsByW[w][level]
 }
 
 // heatNumber renders text on a cell of the given shade.

@@ -93,12 +93,14 @@ func (m *Model) resize() {
 		m.picker.SetSize(m.width, l.bodyH+l.eventsH)
 	}
 	m.scen.SetSize(m.width, l.bodyH)
+	m.drill.SetSize(m.width, l.bodyH)
 }
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "fedaux · " + m.preset.Label()
 	return v
 }
@@ -109,11 +111,28 @@ func (m *Model) Render() string {
 	l := m.plan()
 	w := m.width
 	parts := []string{fit(m.hdr.View(), w, 1)}
+	// A prompt takes the lines it needs (its hint or refusal wrapped,
+	// then its field) from the log, then from the bottom of the body.
+	foot := m.footer()
+	fh := min(strings.Count(foot, "\n")+1, l.bodyH+l.eventsH)
+	if extra := fh - 1; extra > 0 {
+		take := min(extra, l.eventsH)
+		l.eventsH -= take
+		l.bodyH -= extra - take
+	}
 	switch m.screen {
 	case picking:
 		parts = append(parts, fit(m.picker.View(), w, l.bodyH+l.eventsH))
 	case editing:
-		parts = append(parts, fit(m.scen.View(), w, l.bodyH), fit(m.eventsView(l.eventsH), w, l.eventsH))
+		parts = append(parts, fit(m.scen.View(), w, l.bodyH))
+		if l.eventsH > 0 {
+			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+		}
+	case drilling:
+		parts = append(parts, fit(m.drill.View(), w, l.bodyH))
+		if l.eventsH > 0 {
+			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+		}
 	case helping:
 		body := m.styles.Title.Render("keys")
 		for _, b := range m.keys.helpBlocks() {
@@ -122,20 +141,23 @@ func (m *Model) Render() string {
 		body += "\n\n" + m.styles.Dim.Render(helpText)
 		parts = append(parts, fit(body, w, l.bodyH+l.eventsH))
 	default:
-		parts = append(parts, m.dashboard(l), fit(m.eventsView(l.eventsH), w, l.eventsH))
+		parts = append(parts, fit(m.dashboard(l), w, l.bodyH))
+		if l.eventsH > 0 {
+			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+		}
 	}
-	parts = append(parts, fit(m.footer(), w, 1))
+	parts = append(parts, fit(foot, w, fh))
 	return strings.Join(parts, "\n")
 }
 
 // helpText explains what the keys do not.
-const helpText = `Knob changes apply from the next round (after the round in flight): header
-α old→new, chart marker. ] [ A: auto α, alpha per client for P partners
-(0: fixed α). g x: sim source and apv-mix of the next engine (header "on
-r:"); r builds it with the same seed. m: the round's matrices (each
-signature's similarity, weights, ground truth). z: raw ([-1, 1] cosine,
-[0, 1] weights) or stretched over the off-diagonal range; until z, a range
-under 1 % of the raw scale is stretched (legend "auto"). Any key returns.`
+const helpText = `Knob changes apply from the next round: header α old→new, chart marker;
+"–": the algorithm does not read the knob. A failed round rolls back to the
+last good one. ] [ A: auto α, alpha per client for P partners (0: fixed α).
+g x: sim source and apv-mix of the next engine (header "on r/R:"); r
+restarts with the next seed, R with the same, keeping the knobs. m: the
+round's matrices. z: raw or stretched scale (auto under 1 % of the raw
+scale). Any key returns.`
 
 // dashboard renders the bars, the chart and the heat map.
 func (m *Model) dashboard(l layout) string {

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/tui"
+)
+
+// TestRunRefusesUnderflowingSigma checks that a sigma below sim.MinSigma
+// is refused before anything runs, naming the flag and the limit, and
+// that the limit itself runs.
+func TestRunRefusesUnderflowingSigma(t *testing.T) {
+	for _, sigma := range []string{"1e-200", "1e-160", "1.05e-154"} {
+		var stdout, stderr bytes.Buffer
+		err := runCmd([]string{"-preset", "sbm", "-rounds", "1", "-sigma", sigma}, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "-sigma") || !strings.Contains(err.Error(), ">= 1.055e-154") {
+			t.Errorf("run -sigma %s: error %v, want one naming -sigma and the limit 1.055e-154", sigma, err)
+		}
+		if stdout.Len() > 0 || strings.Contains(stderr.String(), "round") {
+			t.Errorf("run -sigma %s ran before refusing:\n%s%s", sigma, &stdout, &stderr)
+		}
+	}
+	out := runOK(t, "-preset", "sbm", "-rounds", "1", "-hidden", "16", "-sigma", "1.055e-154")
+	if !strings.Contains(out, "test at best val") {
+		t.Errorf("run -sigma 1.055e-154 (the limit, rounded up) did not finish:\n%s", out)
+	}
+}
+
+// driveConsole feeds cmd, and every command that follows, to the console
+// until nothing is left (at most limit messages).
+func driveConsole(t *testing.T, m *tui.Model, cmd tea.Cmd) {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for n := 0; len(queue) > 0; n++ {
+		if n > 100000 {
+			t.Fatal("the console does not settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+// pressKeys sends key presses (single characters) to the console.
+func pressKeys(t *testing.T, m *tui.Model, keys string) {
+	t.Helper()
+	for _, r := range keys {
+		k := tea.KeyPressMsg{Code: r, Text: string(r)}
+		driveConsole(t, m, func() tea.Msg { return k })
+	}
+}
+
+// roundLines returns the round lines of a run log, without their times.
+func roundLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, m := range stripVolatile(t, mustRead(t, path)) {
+		if m["type"] == "round" {
+			delete(m, "ground_truth") // a view: computed when shown
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestReplaySteeredSession steers a console session (alpha and sigma
+// changed before round 3 and again before round 5, six rounds), then
+// replays its log headless with run -replay: every round line's metrics
+// of the replay equal the console's, and a log with one digit changed is
+// refused.
+func TestReplaySteeredSession(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
+	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pressKeys(t, m, "nn")
+	pressKeys(t, m, "++>") // before round 3: alpha 10 → 12, sigma 1 → 2
+	pressKeys(t, m, "nn")
+	pressKeys(t, m, "-------<<<") // before round 5: alpha 12 → 5, sigma 2 → 0.2
+	pressKeys(t, m, "nn")
+	if !m.Steered() || m.Round() != 6 {
+		t.Fatalf("session: steered %v, %d rounds", m.Steered(), m.Round())
+	}
+	m.Close()
+	log.Close()
+
+	replayLog := filepath.Join(dir, "replay.jsonl")
+	out := runOK(t, "-replay", path, "-log", replayLog, "-workers", "1")
+	controls := 0
+	for _, l := range stripVolatile(t, mustRead(t, path)) {
+		if l["type"] == "control" {
+			controls++
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("replayed 6 rounds and %d knob changes", controls)) || controls < 4 {
+		t.Errorf("replay output:\n%s", out)
+	}
+	got, want := roundLines(t, replayLog), roundLines(t, path)
+	if len(got) != 6 || len(want) != 6 {
+		t.Fatalf("%d replayed round lines, %d logged, want 6 each", len(got), len(want))
+	}
+	for i := range want {
+		for _, k := range []string{"alpha", "sigma", "clients", "mean_val", "mean_test", "weights", "similarity"} {
+			a, _ := json.Marshal(got[i][k])
+			b, _ := json.Marshal(want[i][k])
+			if string(a) != string(b) {
+				t.Errorf("round %d: %s differs:\n%s\n%s", i+1, k, a, b)
+			}
+		}
+	}
+	if w := want[2]; w["alpha"] != 12.0 || w["sigma"] != 2.0 {
+		t.Errorf("round 3 ran with alpha %v sigma %v, want 12 and 2", w["alpha"], w["sigma"])
+	}
+	if w := want[4]; w["alpha"] != 5.0 || w["sigma"] != 0.2 {
+		t.Errorf("round 5 ran with alpha %v sigma %v, want 5 and 0.2", w["alpha"], w["sigma"])
+	}
+
+	// Round 4's mean test accuracy changed by one ulp: refused.
+	lines := strings.Split(string(mustRead(t, path)), "\n")
+	changed := false
+	for i, l := range lines {
+		if strings.Contains(l, `"type":"round","round":4,`) {
+			v := want[3]["mean_test"].(float64)
+			lines[i] = strings.Replace(l, fmt.Sprintf(`"mean_test":%v`, v), fmt.Sprintf(`"mean_test":%v`, math.Nextafter(v, 200)), 1)
+			changed = lines[i] != l
+		}
+	}
+	if !changed {
+		t.Fatal("round 4's mean_test not found in the log")
+	}
+	bad := filepath.Join(dir, "tampered.jsonl")
+	if err := os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := runCmd([]string{"-replay", bad}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "round 4 differs") {
+		t.Errorf("replay of a tampered log: %v, want round 4 to differ", err)
+	}
+	if err := runCmd([]string{"-replay", path, "-alpha", "3"}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-alpha") {
+		t.Errorf("replay with -alpha: %v, want a refusal naming -alpha", err)
+	}
+}

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+	"github.com/fedaux/fedaux/tui"
+)
+
+// loggedRun is one run of a run log: its run line and the control and
+// round lines after it, up to the next run line.
+type loggedRun struct {
+	line     int // of the run line
+	header   sim.RunHeader
+	controls []sim.KnobChange
+	rounds   []loggedRound
+}
+
+// loggedRound is what a round line says and a replay must reproduce.
+type loggedRound struct {
+	line     int
+	Round    int                 `json:"round"`
+	Alpha    float64             `json:"alpha"`
+	Sigma    float64             `json:"sigma"`
+	Clients  []sim.ClientMetrics `json:"clients"`
+	MeanVal  float64             `json:"mean_val"`
+	MeanTest float64             `json:"mean_test"`
+	Weights  [][]float64         `json:"weights"`
+	Alphas   []float64           `json:"alphas"`
+}
+
+// readRunLog reads the runs of a JSON Lines run log; an unreadable line
+// is an error naming the file and the line.
+func readRunLog(path string) ([]*loggedRun, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var runs []*loggedRun
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		b := sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(b, &kind); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a JSON object: %v", path, n, err)
+		}
+		bad := func(err error) error { return fmt.Errorf("%s:%d: %s line: %v", path, n, kind.Type, err) }
+		if kind.Type != "run" && len(runs) == 0 {
+			return nil, fmt.Errorf("%s:%d: a %q line before any run line", path, n, kind.Type)
+		}
+		switch kind.Type {
+		case "run":
+			r := &loggedRun{line: n}
+			if err := json.Unmarshal(b, &r.header); err != nil {
+				return nil, bad(err)
+			}
+			runs = append(runs, r)
+		case "control":
+			var c struct {
+				Round    int      `json:"round"`
+				Name     sim.Knob `json:"name"`
+				From, To float64
+			}
+			if err := json.Unmarshal(b, &c); err != nil {
+				return nil, bad(err)
+			}
+			r := runs[len(runs)-1]
+			r.controls = append(r.controls, sim.KnobChange{Round: c.Round, Name: c.Name, From: c.From, To: c.To})
+		case "round":
+			rd := loggedRound{line: n}
+			if err := json.Unmarshal(b, &rd); err != nil {
+				return nil, bad(err)
+			}
+			r := runs[len(runs)-1]
+			if want := len(r.rounds) + 1; rd.Round != want {
+				return nil, fmt.Errorf("%s:%d: round %d, want round %d of the run that starts on line %d", path, n, rd.Round, want, r.line)
+			}
+			r.rounds = append(r.rounds, rd)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s: no run line: not a fedaux run log", path)
+	}
+	return runs, nil
+}
+
+// replayFlags are the flags a replay takes beside -replay; every other
+// setting comes from the log.
+var replayFlags = []string{"replay", "replay-run", "workers", "log", "data", "json"}
+
+// replayCmd is `fedaux run -replay LOG [-replay-run N]`: it runs again,
+// headless, the run of a run log (the last one, or the N-th), applying
+// its knob changes before the rounds they were made for, and checks that
+// every round's metrics equal the round line's, bit for bit.
+func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) error {
+	var other []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		if !slices.Contains(replayFlags, fl.Name) {
+			other = append(other, "-"+fl.Name)
+		}
+	})
+	if len(other) > 0 {
+		return fmt.Errorf("-replay: a replay takes its settings from the log; leave out %s (allowed: -workers, -log, -data, -json)", strings.Join(other, ", "))
+	}
+	runs, err := readRunLog(path)
+	if err != nil {
+		return fmt.Errorf("-replay: %w", err)
+	}
+	if which == 0 {
+		which = len(runs)
+	}
+	if which < 1 || which > len(runs) {
+		return fmt.Errorf("-replay-run: %d, want 1..%d (the runs in %s)", which, len(runs), path)
+	}
+	r := runs[which-1]
+	if len(r.rounds) == 0 {
+		return fmt.Errorf("-replay: run %d of %s (line %d) has no round to replay", which, path, r.line)
+	}
+	p, cfg, err := replayConfig(r, path)
+	if err != nil {
+		return fmt.Errorf("-replay: %w", err)
+	}
+	cfg.Workers = f.workers
+	var log *sim.RunLog
+	if f.logPath != "" {
+		if log, err = sim.OpenRunLog(f.logPath); err != nil {
+			return err
+		}
+		defer log.Close()
+	}
+	e, _, err := presets.NewEngine(p, f.env(), cfg, log)
+	if err != nil {
+		return fmt.Errorf("-replay: %w", err)
+	}
+	if d := r.header.ClientDropout; d > 0 {
+		if err := e.SetFaults(sim.Faults{Dropout: d}); err != nil {
+			return fmt.Errorf("-replay: %w", err)
+		}
+	}
+	fmt.Fprintf(stderr, "replaying run %d of %d in %s: %s %s, seed %d, %d rounds, %d knob changes\n",
+		which, len(runs), path, p.Name, cfg.Algo, cfg.Seed, len(r.rounds), len(r.controls))
+	next := 0
+	apply := func(round int) error {
+		for ; next < len(r.controls) && r.controls[next].Round <= round; next++ {
+			c := r.controls[next]
+			if err := e.SetKnob(c.Name, c.To); err != nil {
+				return fmt.Errorf("-replay: %s: the change of %s before round %d: %w", path, c.Name, c.Round, err)
+			}
+		}
+		return nil
+	}
+	ctx := context.Background()
+	for _, want := range r.rounds {
+		if err := apply(want.Round); err != nil {
+			return err
+		}
+		rep, err := e.Step(ctx)
+		if err != nil {
+			return fmt.Errorf("-replay: round %d: %w", want.Round, err)
+		}
+		if d := roundDiff(rep, want); d != "" {
+			return fmt.Errorf("-replay: round %d differs from %s:%d: %s", want.Round, path, want.line, d)
+		}
+		fmt.Fprintf(stderr, "round %d: mean val %.2f, mean test %.2f, as logged\n", rep.Round, rep.MeanVal, rep.MeanTest)
+	}
+	if err := apply(len(r.rounds) + 1); err != nil {
+		return err
+	}
+	s := e.Summary()
+	if log != nil {
+		if err := log.Write(struct {
+			Type string `json:"type"`
+			sim.Summary
+		}{"summary", s}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f\n", cfg.Seed, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
+	fmt.Fprintf(stdout, "replayed %d rounds and %d knob changes of %s: every round's metrics equal the log's, bit for bit\n", len(r.rounds), len(r.controls), path)
+	if f.asJSON {
+		b, err := json.Marshal(map[string]any{"replay": path, "run": which, "rounds": len(r.rounds), "controls": len(r.controls),
+			"equal": true, "test_at_best_val": s.TestAtBestVal, "best_round": s.BestRound})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, string(b))
+	}
+	return nil
+}
+
+// replayConfig rebuilds the scenario and the settings of a logged run:
+// the preset by name, or the scenario the run line holds; the preset's
+// settings, then the run line's, then every setting the console logged
+// (tui.SettingsKey).
+func replayConfig(r *loggedRun, path string) (*presets.Preset, sim.Config, error) {
+	h := r.header
+	where := fmt.Sprintf("%s:%d", path, r.line)
+	var p *presets.Preset
+	var err error
+	if text, ok := h.Extra["scenario"].(string); ok {
+		file, _ := h.Extra["scenario_file"].(string)
+		p, err = presets.FromSource(h.Preset, file, text)
+	} else {
+		p, err = presets.Get(h.Preset)
+	}
+	if err != nil {
+		return nil, sim.Config{}, fmt.Errorf("%s: %w", where, err)
+	}
+	cfg := p.Config()
+	set := map[string]string{
+		"algo": string(h.Algo), "rounds": fmt.Sprint(h.Rounds), "epochs": fmt.Sprint(h.Epochs), "hidden": fmt.Sprint(h.Hidden),
+		"layers": fmt.Sprint(h.Layers), "lr": fmtG(h.LR), "wd": fmtG(h.WD), "dropout": fmtG(h.Dropout),
+		"alpha": fmtG(h.Alpha), "sigma": fmtG(h.Sigma), "score": h.Score, "kernel": string(h.Kernel), "sim": string(h.Source),
+		"apv_mix": map[bool]string{true: "on", false: "off"}[h.APVMix], "partners": fmtG(h.Partners), "seed": fmt.Sprint(h.Seed),
+	}
+	if s, ok := h.Extra[tui.SettingsKey].(map[string]any); ok {
+		for k, v := range s {
+			if str, ok := v.(string); ok {
+				set[k] = str
+			}
+		}
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := cfg.Set(k, set[k]); err != nil {
+			return nil, sim.Config{}, fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, sim.Config{}, fmt.Errorf("%s: %w", where, err)
+	}
+	return p, cfg, nil
+}
+
+func fmtG(v float64) string { return fmt.Sprint(v) }
+
+// roundDiff returns the first difference between a replayed round and
+// its logged line ("" when they are equal): the knobs, every client's
+// metrics, the means, the mixing weights and the per-client alphas.
+func roundDiff(rep *sim.RoundReport, want loggedRound) string {
+	ne := func(what string, a, b any) string { return fmt.Sprintf("%s %v here, %v in the log", what, a, b) }
+	switch {
+	case rep.Alpha != want.Alpha:
+		return ne("alpha", rep.Alpha, want.Alpha)
+	case rep.Sigma != want.Sigma:
+		return ne("sigma", rep.Sigma, want.Sigma)
+	case rep.MeanVal != want.MeanVal:
+		return ne("mean_val", rep.MeanVal, want.MeanVal)
+	case rep.MeanTest != want.MeanTest:
+		return ne("mean_test", rep.MeanTest, want.MeanTest)
+	case len(rep.Clients) != len(want.Clients):
+		return ne("clients", len(rep.Clients), len(want.Clients))
+	}
+	for i, c := range rep.Clients {
+		w := want.Clients[i]
+		c.Probe, w.Probe = nil, nil
+		c.Alignment, w.Alignment, c.AlignmentInit, w.AlignmentInit = nil, nil, nil, nil
+		if c != w {
+			return ne(fmt.Sprintf("client %d", c.ID), fmt.Sprintf("%+v", c), fmt.Sprintf("%+v", w))
+		}
+	}
+	if !slices.EqualFunc(rep.Weights, want.Weights, slices.Equal) {
+		return "the mixing weights differ"
+	}
+	if !slices.Equal(rep.Alphas, want.Alphas) {
+		return ne("alphas", rep.Alphas, want.Alphas)
+	}
+	return ""
+}

@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/fedaux/fedaux/gnn"
+)
+
+// TestMinSigmaBothSides runs a round at MinSigma, which must succeed,
+// and at the float64 just below it, which ValidateKnob refuses and which
+// (forced past the check) fails with NaN gradients, on the kernel
+// transforms of both kinds.
+func TestMinSigmaBothSides(t *testing.T) {
+	below := math.Nextafter(MinSigma, 0)
+	if err := ValidateKnob(KnobSigma, MinSigma, 0); err != nil {
+		t.Errorf("ValidateKnob(MinSigma = %v): %v", MinSigma, err)
+	}
+	if err := ValidateKnob(KnobSigma, below, 0); err == nil {
+		t.Errorf("ValidateKnob(%v) accepted a sigma below MinSigma", below)
+	}
+	if s := fmtKnobLimit(MinSigma); s != "1.055e-154" {
+		t.Errorf("the limit prints as %s, want 1.055e-154", s)
+	}
+	for _, kernel := range []Kernel{KernelDense, KernelFast} {
+		for _, c := range []struct {
+			sigma float64
+			ok    bool
+		}{{MinSigma, true}, {below, false}, {1e-200, false}} {
+			cfg := smallConfig(FedAux)
+			cfg.Kernel = kernel
+			e, err := New(cfg, smallData(t, 7), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.knobs.Sigma = c.sigma // past SetKnob's check
+			_, err = e.Step(context.Background())
+			var nf *NonFiniteError
+			switch {
+			case c.ok && err != nil:
+				t.Errorf("%s, sigma %v: %v", kernel, c.sigma, err)
+			case !c.ok && !errors.As(err, &nf):
+				t.Errorf("%s, sigma %v: err = %v, want a NonFiniteError", kernel, c.sigma, err)
+			}
+		}
+	}
+}
+
+// TestRollback fails a round of every checkpoint scenario (round 3,
+// with the state kept at round 0, and round 13, with the state kept at
+// round 10 and knob changes since): by a sigma below MinSigma, and by a
+// NaN injected in clients' gradients after others have trained. It
+// rolls back (twice for the second: the kept state must survive a
+// rollback), sets a good sigma and goes on; the reports must be those of
+// a run that set that sigma before the failed round and never failed,
+// bit for bit.
+func TestRollback(t *testing.T) {
+	for _, sc := range scenarios() {
+		for _, failAt := range []int{3, 13} {
+			s := sc
+			s.cfg.Rounds = 20
+			s.knobs = map[int]float64{2: 20, 5: 1, 12: 4}
+			t.Run(fmt.Sprintf("%s/round%d", s.name, failAt), func(t *testing.T) {
+				run := func(fail string) []*RoundReport {
+					e := s.engine(t, 2, nil)
+					if err := e.SetRollback(fail != ""); err != nil {
+						t.Fatal(err)
+					}
+					corrupt := false
+					hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+						if corrupt && client >= 1 {
+							ps[0].Grad[0] = math.NaN()
+						}
+					}}
+					if err := e.SetFaults(Faults{Dropout: s.dropout, Hooks: hooks}); err != nil {
+						t.Fatal(err)
+					}
+					s.runTo(t, e, failAt-1)
+					for try := range 2 {
+						if fail == "" {
+							break
+						}
+						switch fail {
+						case "sigma":
+							e.knobs.Sigma = 1e-200
+						case "nan":
+							corrupt = true
+						}
+						if _, err := e.Step(context.Background()); err == nil {
+							t.Fatalf("%s: round %d did not fail", fail, failAt)
+						}
+						if _, err := e.Step(context.Background()); err == nil {
+							t.Fatal("a stopped engine ran a round")
+						}
+						corrupt = false // the injected fault is gone; a knob would stay
+						n, re, err := e.Rollback(context.Background())
+						if want := (failAt - 1) % RollbackEvery; err != nil || n != failAt-1 || re != want {
+							t.Fatalf("try %d: Rollback = %d, %d, %v; want %d, %d, nil", try, n, re, err, failAt-1, want)
+						}
+						if _, _, err := e.Rollback(context.Background()); !errors.Is(err, ErrNoRollback) {
+							t.Errorf("a second Rollback: %v, want ErrNoRollback", err)
+						}
+						e.knobs.Sigma = s.cfg.Sigma
+					}
+					if err := e.SetKnob(KnobSigma, 0.5); err != nil {
+						t.Fatal(err)
+					}
+					s.runTo(t, e, failAt+2)
+					return e.Reports()
+				}
+				want := run("")
+				for _, fail := range []string{"sigma", "nan"} {
+					if fail == "sigma" && !s.engine(t, 1, nil).ReadsKnob(KnobSigma) {
+						continue // the round would not fail
+					}
+					got := run(fail)
+					for i := range want {
+						a, b := reportJSON(t, got[i]), reportJSON(t, want[i])
+						if a != b {
+							t.Errorf("%s: round %d differs from the run that never failed:\n%.300s\n%.300s", fail, i+1, a, b)
+							break
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// reportJSON is a report as the log writes it, without its time.
+func reportJSON(t *testing.T, r *RoundReport) string {
+	t.Helper()
+	c := *r
+	c.Seconds = 0
+	b, err := json.Marshal(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRollbackOff checks that Rollback refuses without SetRollback.
+func TestRollbackOff(t *testing.T) {
+	e, err := New(smallConfig(FedAux), smallData(t, 7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.knobs.Sigma = 1e-200
+	if _, err := e.Step(context.Background()); err == nil {
+		t.Fatal("round did not fail")
+	}
+	if _, _, err := e.Rollback(context.Background()); !errors.Is(err, ErrNoRollback) {
+		t.Errorf("Rollback without SetRollback: %v, want ErrNoRollback", err)
+	}
+}
+
+// TestReadsKnob checks which algorithms read which knob.
+func TestReadsKnob(t *testing.T) {
+	for _, c := range []struct {
+		algo                   Algorithm
+		alpha, sigma, partners bool
+	}{
+		{FedAux, true, true, true},
+		{FedAuxHard, true, false, true},
+		{FedAvg, false, false, false},
+		{Local, false, true, false},
+		{GCFL, false, false, false},
+	} {
+		e, err := New(smallConfig(c.algo), smallData(t, 7), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, s, p := e.ReadsKnob(KnobAlpha), e.ReadsKnob(KnobSigma), e.ReadsKnob(KnobPartners); a != c.alpha || s != c.sigma || p != c.partners {
+			t.Errorf("%s reads alpha %v sigma %v partners %v, want %v %v %v", c.algo, a, s, p, c.alpha, c.sigma, c.partners)
+		}
+	}
+}
