@@ -184,7 +184,6 @@ func oldCSRMulDense(c *CSR, dst, b *mat.Dense) {
 	}
 }
 
-
 // denseCase returns an r x c matrix (a view into a wider one a third of
 // the time) whose entries are zero with
 // probability zeros (half of them -0) and otherwise normal, with rare
