@@ -193,6 +193,10 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		mulTransBShort(d, pr, wr, pat, patStride, add)
 		return
 	}
+	if pat != nil {
+		mulTransBPattern(d, pr, wr, pat, patStride)
+		return
+	}
 	var xs [transRows][]float64
 	var ys [transCols][]float64
 	var out [transRows * transCols]float64
@@ -228,6 +232,39 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 					copy(row, res)
 				}
 			}
+		}
+	}
+}
+
+// mulTransBPattern is mulTransBRows with a pattern and m >= shortLoop: it
+// computes only the kept entries, row by row, as vec.DotN of the row of
+// p with the rows of w that the pattern selects (the dot products that
+// vec.DotMN gives, to the bit), and sets the others to +0.
+func mulTransBPattern(d, pr, wr blas64.General, pat []float64, patStride int) {
+	m, k := pr.Cols, d.Cols
+	b := getTerms()
+	defer putTerms(b)
+	if cap(b.ys) < k {
+		b.ys = make([][]float64, k)
+	}
+	if cap(b.pos) < k {
+		b.pos = make([]int, k)
+	}
+	ys, idx, out := b.ys[:k], b.pos[:k], b.out(k)
+	for i := 0; i < d.Rows; i++ {
+		n := 0
+		for j, v := range pat[i*patStride : i*patStride+k] {
+			idx[n] = j
+			n += b2i(v != 0)
+		}
+		for q, j := range idx[:n] {
+			ys[q] = wr.Data[j*wr.Stride : j*wr.Stride+m]
+		}
+		vec.DotN(out[:n], pr.Data[i*pr.Stride:i*pr.Stride+m], ys[:n])
+		row := d.Data[i*d.Stride : i*d.Stride+k]
+		clear(row)
+		for q, j := range idx[:n] {
+			row[j] = out[q]
 		}
 	}
 }

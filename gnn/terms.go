@@ -18,9 +18,10 @@ const termRows = 128
 type terms struct {
 	t   []vec.Term
 	n   []int
-	pos []int     // per destination row, the next free term (byColumns)
-	wt  []float64 // a transposed factor (transpose)
-	res []float64 // results to add (out)
+	pos []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
+	wt  []float64   // a transposed factor (transpose)
+	res []float64   // results (out)
+	ys  [][]float64 // rows of a factor (mulTransBPattern)
 }
 
 // transpose returns w^T (w.Cols x w.Rows, stride w.Rows) in b's memory.
