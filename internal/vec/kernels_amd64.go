@@ -218,3 +218,17 @@ func rowSumsAVX512(dst []float64, stride, cols int, src []float64, terms []Term,
 //
 //go:noescape
 func rowSums8AVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
+
+func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
+	if level < AVX512 {
+		rowSumsAtGo(dst, off, cols, src, terms, n, zero)
+		return
+	}
+	rowSumsAtAVX512(dst, off, cols, src, terms, n, zero)
+}
+
+// rowSumsAtAVX512 is rowSumsAVX512 with the rows of dst at the offsets
+// off.
+//
+//go:noescape
+func rowSumsAtAVX512(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool)

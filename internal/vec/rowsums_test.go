@@ -198,3 +198,63 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// TestRowSumsAt compares RowSumsAt at every level with RowSums called for
+// each row alone, bit for bit, with the rows of dst in a random order
+// and random gaps.
+func TestRowSumsAt(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, uint64(Current())))
+		for it := range 2000 {
+			_, _, cols, src, terms, n := rowSumsCase(rng)
+			rows := len(n)
+			slots := rows + rng.IntN(4)
+			stride := cols + rng.IntN(3)
+			dst := make([]float64, slots*stride+rng.IntN(3))
+			for i := range dst {
+				dst[i] = rng.NormFloat64()
+			}
+			off := make([]int, rows)
+			for r, s := range rng.Perm(slots)[:rows] {
+				off[r] = s * stride
+			}
+			zero := rng.IntN(2) == 0
+			got := append([]float64(nil), dst...)
+			RowSumsAt(got, off, cols, src, terms, n, zero)
+			want := append([]float64(nil), dst...)
+			ts := terms
+			for r, o := range off {
+				RowSums(want[o:o+cols], cols, cols, src, ts, n[r:r+1], zero)
+				ts = ts[n[r]:]
+			}
+			if i, ok := firstDiff(got, want); !ok {
+				t.Fatalf("case %d (rows %d, cols %d, zero %v): element %d is %v, row by row %v", it, rows, cols, zero, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+func TestRowSumsAtPanics(t *testing.T) {
+	src := make([]float64, 10)
+	dst := make([]float64, 8)
+	for _, c := range []struct {
+		name  string
+		f     func()
+		inMsg string
+	}{
+		{"row past the end", func() { RowSumsAt(dst, []int{5}, 4, src, nil, []int{0}, true) }, "dst[5:9]"},
+		{"overlap", func() { RowSumsAt(dst, []int{0, 2}, 4, src, nil, []int{0, 0}, true) }, "rows 0 and 1 overlap"},
+		{"counts", func() { RowSumsAt(dst, []int{0}, 4, src, nil, []int{0, 0}, true) }, "2 counts for 1 rows"},
+		{"term past the end", func() { RowSumsAt(dst, []int{0}, 4, src, []Term{{Off: 7}}, []int{1}, true) }, "src[7:11]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if msg := fmt.Sprint(r); r == nil || !contains(msg, c.inMsg) {
+					t.Fatalf("panic %v, want one mentioning %q", r, c.inMsg)
+				}
+			}()
+			c.f()
+		})
+	}
+}
