@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -106,16 +107,22 @@ func (l *SlotLinear) Forward(h *mat.Dense, counts []int) *mat.Dense {
 	}
 	out := l.out.zeros(n, l.Slots*l.Width)
 	o, x := out.RawMatrix(), h.RawMatrix()
+	b := getTerms()
+	defer putTerms(b)
+	// Row i of a tile's product, for each row i that asks for slot s, is
+	// summed into out from the tile's rows that the non-zero entries of
+	// h_i select, in order (vec.RowSumsAt: the bits of one axpy after
+	// another).
 	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
 		w := c1 - c0
-		for _, i := range l.rows[s] {
-			dst := o.Data[i*o.Stride+s*l.Width+c0 : i*o.Stride+s*l.Width+c1]
-			for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
-				if v != 0 {
-					axpy(dst, v, tile[a*w:(a+1)*w])
-				}
-			}
+		rows := l.rows[s]
+		b.reset(len(rows), a1-a0)
+		off := b.offsets(len(rows))
+		for r, i := range rows {
+			b.nonzero(r, x.Data[i*x.Stride+a0:i*x.Stride+a1], w)
+			off[r] = i*o.Stride + s*l.Width + c0
 		}
+		vec.RowSumsAt(o.Data, off, w, tile, b.t, b.n, false)
 	})
 	for s, rows := range l.rows {
 		b := l.Bias.Value[s*l.Width : (s+1)*l.Width]
@@ -175,18 +182,45 @@ func (l *SlotLinear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	} else if l.grad == nil {
 		return nil
 	}
+	b := getTerms()
+	defer putTerms(b)
 	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
 		w := c1 - c0
-		for _, i := range l.rows[s] {
+		rows := l.rows[s]
+		if l.grad != nil {
+			// Row a0+a of dL/dW (slot s, columns c0..c1) receives
+			// h_ia dOut_i for the rows i that ask for slot s, in their
+			// order, skipping h_ia = 0 (vec.RowSumsAt: the bits of one
+			// axpy after another).
+			b.slotColumns(x, rows, a0, a1, d.Stride, s*l.Width+c0)
+			off := b.offsets(a1 - a0)
+			for a := range off {
+				off[a] = (a0+a)*stride + s*l.Width + c0
+			}
+			vec.RowSumsAt(l.grad, off, w, d.Data, b.t, b.n, false)
+		}
+		if g == nil {
+			return
+		}
+		// dL/dh_{i,a} gains dOut_i . W_a over the tile's columns, the
+		// dot products of vec.DotN (vec.Dot's order) from shortLoop
+		// columns on, summed in sequence below.
+		ys := b.tileRows(tile, a1-a0, w)
+		dots := b.out(a1 - a0)
+		for _, i := range rows {
 			src := d.Data[i*d.Stride+s*l.Width+c0 : i*d.Stride+s*l.Width+c1]
-			hrow := x.Data[i*x.Stride+a0 : i*x.Stride+a1]
-			for a, v := range hrow {
-				if l.grad != nil && v != 0 {
-					lo := (a0+a)*stride + s*l.Width
-					axpy(l.grad[lo+c0:lo+c1], v, src)
+			if w >= shortLoop {
+				vec.DotN(dots, src, ys)
+			} else {
+				for a, y := range ys {
+					dots[a] = dot(src, y)
 				}
-				if g != nil && (v != 0 || !l.GradOnlyNonzero) {
-					g[i*l.In+a0+a] += dot(src, tile[a*w:(a+1)*w])
+			}
+			hrow := x.Data[i*x.Stride+a0 : i*x.Stride+a1]
+			grow := g[i*l.In+a0 : i*l.In+a1]
+			for a, v := range hrow {
+				if v != 0 || !l.GradOnlyNonzero {
+					grow[a] += dots[a]
 				}
 			}
 		}

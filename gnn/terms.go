@@ -21,7 +21,65 @@ type terms struct {
 	pos []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
 	wt  []float64   // a transposed factor (transpose)
 	res []float64   // results (out)
-	ys  [][]float64 // rows of a factor (mulTransBPattern)
+	ys  [][]float64 // rows of a factor (mulTransBPattern, tileRows)
+	off []int       // offsets of destination rows (offsets)
+}
+
+// offsets returns n ints of b's memory for the offsets of rows.
+func (b *terms) offsets(n int) []int {
+	if cap(b.off) < n {
+		b.off = make([]int, n)
+	}
+	return b.off[:n]
+}
+
+// tileRows returns the rows of the rows x w matrix tile (stride w) as
+// slices, in b's memory.
+func (b *terms) tileRows(tile []float64, rows, w int) [][]float64 {
+	if cap(b.ys) < rows {
+		b.ys = make([][]float64, rows)
+	}
+	ys := b.ys[:rows]
+	for a := range ys {
+		ys[a] = tile[a*w : (a+1)*w]
+	}
+	return ys
+}
+
+// slotColumns sets the terms of the rows a = 0 .. a1-a0-1 of a transposed
+// product: row a gets h_{i,a0+a} for the rows i of x listed in rows, in
+// their order, where that entry is non-zero, naming the source row at
+// i*stride+off.
+func (b *terms) slotColumns(x blas64.General, rows []int, a0, a1, stride, off int) {
+	k := a1 - a0
+	b.reset(k, len(rows))
+	for _, i := range rows {
+		for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
+			b.n[a] += b2i(v != 0)
+		}
+	}
+	if cap(b.pos) < k {
+		b.pos = make([]int, k)
+	}
+	pos := b.pos[:k]
+	total := 0
+	for a, c := range b.n {
+		pos[a] = total
+		total += c
+	}
+	t := b.t[:total+1]
+	for _, i := range rows {
+		o := i*stride + off
+		for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
+			q := total // a zero entry is written here and dropped
+			if v != 0 {
+				q = pos[a]
+			}
+			t[q] = vec.Term{Off: o, A: v}
+			pos[a] += b2i(v != 0)
+		}
+	}
+	b.t = t[:total]
 }
 
 // transpose returns w^T (w.Cols x w.Rows, stride w.Rows) in b's memory.
