@@ -14,9 +14,36 @@ import (
 // kept to check that the blocked ones give their bits. They read the
 // layer's rows of each slot as Forward left them.
 
+// oldEachTile is eachTile as it was: tiles of 32 rows by 256 columns,
+// blocks of columns before blocks of rows.
+func oldEachTile(l *SlotLinear, fn func(s, a0, a1, c0, c1 int, tile []float64)) {
+	stride := l.Slots * l.Width
+	tile := make([]float64, 32*256)
+	for s := 0; s < l.Slots; s++ {
+		if len(l.rows[s]) == 0 {
+			continue
+		}
+		for c0 := 0; c0 < l.Width; c0 += 256 {
+			c1 := min(c0+256, l.Width)
+			w := c1 - c0
+			for a0 := 0; a0 < l.In; a0 += 32 {
+				a1 := min(a0+32, l.In)
+				t := tile[:(a1-a0)*w]
+				for a := a0; a < a1; a++ {
+					src := l.W[a*stride+s*l.Width+c0 : a*stride+s*l.Width+c1]
+					for j, v := range src {
+						t[(a-a0)*w+j] = float64(v)
+					}
+				}
+				fn(s, a0, a1, c0, c1, t)
+			}
+		}
+	}
+}
+
 func oldSlotForward(l *SlotLinear, out, h *mat.Dense) {
 	o, x := out.RawMatrix(), h.RawMatrix()
-	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
+	oldEachTile(l, func(s, a0, a1, c0, c1 int, tile []float64) {
 		w := c1 - c0
 		for _, i := range l.rows[s] {
 			dst := o.Data[i*o.Stride+s*l.Width+c0 : i*o.Stride+s*l.Width+c1]
@@ -39,7 +66,7 @@ func oldSlotBackward(l *SlotLinear, dOut, dh *mat.Dense, grad []float64) {
 	d, x := dOut.RawMatrix(), l.h.RawMatrix()
 	stride := l.Slots * l.Width
 	g := dh.RawMatrix().Data
-	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
+	oldEachTile(l, func(s, a0, a1, c0, c1 int, tile []float64) {
 		w := c1 - c0
 		for _, i := range l.rows[s] {
 			src := d.Data[i*d.Stride+s*l.Width+c0 : i*d.Stride+s*l.Width+c1]
@@ -59,7 +86,8 @@ func oldSlotBackward(l *SlotLinear, dOut, dh *mat.Dense, grad []float64) {
 
 // TestSlotLinearBitIdentical compares SlotLinear's forward and backward
 // products with the previous ones bit for bit, at every kernel level, on
-// shapes around the tiles (32 rows, 256 columns) and shortLoop, with
+// shapes around the tiles (old: 32 rows by 256 columns; new: 64 by
+// 1024) and shortLoop, with
 // zeros, negative zeros, infinities and NaNs in the input.
 func TestSlotLinearBitIdentical(t *testing.T) {
 	for l := vec.Portable; l <= vec.Best(); l++ {
@@ -68,11 +96,14 @@ func TestSlotLinearBitIdentical(t *testing.T) {
 			defer vec.Use(prev)
 			rng := rand.New(rand.NewPCG(21, uint64(l)))
 			for it := range 60 {
-				in := 1 + rng.IntN(80)
+				in := 1 + rng.IntN(150)
 				slots := 1 + rng.IntN(5)
 				width := 1 + rng.IntN(40)
-				if it%4 == 0 {
+				switch it % 6 {
+				case 0:
 					width = 250 + rng.IntN(20)
+				case 1:
+					width = 1000 + rng.IntN(60)
 				}
 				n := 1 + rng.IntN(30)
 				name := fmt.Sprintf("case %d (n %d, in %d, slots %d, width %d)", it, n, in, slots, width)

@@ -23,6 +23,8 @@ type terms struct {
 	res []float64   // results (out)
 	ys  [][]float64 // rows of a factor (mulTransBPattern, tileRows)
 	off []int       // offsets of destination rows (offsets)
+	ys2 [][]float64 // kept rows of a factor (kept)
+	idx []int       // their indices (kept)
 }
 
 // offsets returns n ints of b's memory for the offsets of rows.
@@ -44,6 +46,18 @@ func (b *terms) tileRows(tile []float64, rows, w int) [][]float64 {
 		ys[a] = tile[a*w : (a+1)*w]
 	}
 	return ys
+}
+
+// kept returns n slices, n ints and n floats of b's memory, for the
+// rows of a factor a product keeps, their indices and their results.
+func (b *terms) kept(n int) (ys [][]float64, idx []int, res []float64) {
+	if cap(b.ys2) < n {
+		b.ys2 = make([][]float64, n)
+	}
+	if cap(b.idx) < n {
+		b.idx = make([]int, n)
+	}
+	return b.ys2[:n], b.idx[:n], b.out(n)
 }
 
 // slotColumns sets the terms of the rows a = 0 .. a1-a0-1 of a transposed
