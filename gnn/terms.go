@@ -113,10 +113,34 @@ func (b *terms) out(n int) []float64 {
 	return b.res
 }
 
-var termPool = sync.Pool{New: func() any { return new(terms) }}
+// termFree holds the terms buffers not in use. Unlike a sync.Pool it
+// keeps them across garbage collections, so that a step allocates none:
+// it holds as many as products ran at once (about two per worker), each
+// as large as the largest product it served needed (a few MiB at most).
+var termFree struct {
+	sync.Mutex
+	list []*terms
+}
 
-func getTerms() *terms  { return termPool.Get().(*terms) }
-func putTerms(b *terms) { termPool.Put(b) }
+// getTerms returns a terms buffer for one product; putTerms gives it back.
+func getTerms() *terms {
+	termFree.Lock()
+	defer termFree.Unlock()
+	if n := len(termFree.list); n > 0 {
+		b := termFree.list[n-1]
+		termFree.list = termFree.list[:n-1]
+		return b
+	}
+	return new(terms)
+}
+
+func putTerms(b *terms) {
+	clear(b.ys[:cap(b.ys)]) // drop the references to other arrays
+	clear(b.ys2[:cap(b.ys2)])
+	termFree.Lock()
+	termFree.list = append(termFree.list, b)
+	termFree.Unlock()
+}
 
 // reset empties b for rows rows, with room for at most per terms each.
 func (b *terms) reset(rows, per int) {
