@@ -21,7 +21,7 @@ type terms struct {
 	pos []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
 	wt  []float64   // a transposed factor (transpose)
 	res []float64   // results (out)
-	ys  [][]float64 // rows of a factor (mulTransBPattern, tileRows)
+	ys  [][]float64 // rows of a factor (mulTransBPattern)
 	off []int       // offsets of destination rows (offsets)
 	ys2 [][]float64 // kept rows of a factor (kept)
 	idx []int       // their indices (kept)
@@ -33,19 +33,6 @@ func (b *terms) offsets(n int) []int {
 		b.off = make([]int, n)
 	}
 	return b.off[:n]
-}
-
-// tileRows returns the rows of the rows x w matrix tile (stride w) as
-// slices, in b's memory.
-func (b *terms) tileRows(tile []float64, rows, w int) [][]float64 {
-	if cap(b.ys) < rows {
-		b.ys = make([][]float64, rows)
-	}
-	ys := b.ys[:rows]
-	for a := range ys {
-		ys[a] = tile[a*w : (a+1)*w]
-	}
-	return ys
 }
 
 // kept returns n slices, n ints and n floats of b's memory, for the
