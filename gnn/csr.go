@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -81,19 +82,23 @@ func CSRFromDense(m mat.Matrix) *CSR {
 }
 
 // mulDense sets dst = c * b. dst is c.Rows x m and b is c.Cols x m; only
-// the rows of b that c references are read.
+// the rows of b that c references are read. Row i of dst is summed from
+// +0 over the entries of row i of c in their order, each product and
+// each sum rounded (vec.RowSums), termRows rows at a time.
 func (c *CSR) mulDense(dst, b *mat.Dense) {
 	d, br := dst.RawMatrix(), b.RawMatrix()
-	m := d.Cols
-	var s rowSum
-	for i := 0; i < c.Rows; i++ {
-		row := d.Data[i*d.Stride : i*d.Stride+m]
-		zero := true
-		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
-			j := c.Indices[k]
-			zero = s.add(row, zero, c.Values[k], br.Data[j*br.Stride:j*br.Stride+m])
+	bt := getTerms()
+	defer putTerms(bt)
+	for i0 := 0; i0 < c.Rows; i0 += termRows {
+		i1 := min(i0+termRows, c.Rows)
+		bt.reset(i1-i0, 0)
+		for k := c.Indptr[i0]; k < c.Indptr[i1]; k++ {
+			bt.t = append(bt.t, vec.Term{Off: c.Indices[k] * br.Stride, A: c.Values[k]})
 		}
-		s.flush(row, zero)
+		for i := i0; i < i1; i++ {
+			bt.n[i-i0] = c.Indptr[i+1] - c.Indptr[i]
+		}
+		vec.RowSums(d.Data[i0*d.Stride:], d.Stride, d.Cols, br.Data, bt.t, bt.n, true)
 	}
 }
 

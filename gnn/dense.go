@@ -2,6 +2,7 @@ package gnn
 
 import (
 	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -97,34 +98,20 @@ func mulSkip(dst, x, w *mat.Dense) { mulSkipRows(dst, x, w, true) }
 
 // mulSkipRows is mulSkip if zero is set, and adds x * w to dst if not:
 // row i of dst is (cleared and then) summed from the rows of w that the
-// non-zero entries of row i of x select, in column order.
+// non-zero entries of row i of x select, in column order, each product
+// and each sum rounded (vec.RowSums), termRows rows of dst at a time.
 func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 	d, xr, wr := dst.RawMatrix(), x.RawMatrix(), w.RawMatrix()
 	m, k := d.Cols, xr.Cols
-	if m < shortLoop {
-		for i := 0; i < d.Rows; i++ {
-			row := d.Data[i*d.Stride : i*d.Stride+m]
-			if zero {
-				clear(row)
-			}
-			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
-				if v != 0 {
-					axpy(row, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
-				}
-			}
+	b := getTerms()
+	defer putTerms(b)
+	for i0 := 0; i0 < d.Rows; i0 += termRows {
+		i1 := min(i0+termRows, d.Rows)
+		b.reset(i1-i0, k)
+		for i := i0; i < i1; i++ {
+			b.nonzero(i-i0, xr.Data[i*xr.Stride:i*xr.Stride+k], wr.Stride)
 		}
-		return
-	}
-	var s rowSum
-	for i := 0; i < d.Rows; i++ {
-		row := d.Data[i*d.Stride : i*d.Stride+m]
-		zero := zero
-		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
-			if v != 0 {
-				zero = s.add(row, zero, v, wr.Data[j*wr.Stride:j*wr.Stride+m])
-			}
-		}
-		s.flush(row, zero)
+		vec.RowSums(d.Data[i0*d.Stride:], d.Stride, m, wr.Data, b.t, b.n, zero)
 	}
 }
 
@@ -156,39 +143,23 @@ func convAddSkip(dst, x, w *mat.Dense, width int) {
 }
 
 // transBlock is the number of rows of x and p that mulTransAddSkip takes
-// at a time; their rows of p stay in cache while it walks dst.
-const transBlock = 16
+// at a time; their strips of p stay in cache while it walks dst.
+const transBlock = 256
 
 // mulTransAddSkip adds x^T * p to dst (dst k x m, x N x k, p N x m),
 // skipping the zero entries of x. Row j of dst receives x_ij p_i in the
-// order of i, as from a loop over the rows of x; it is read and written
-// once for every transBlock rows.
+// order of i, as from a loop over the rows of x, each product and each
+// sum rounded (vec.RowSums); it is read and written once for every
+// transBlock rows.
 func mulTransAddSkip(dst, x, p *mat.Dense) {
 	d, xr, pr := dst.RawMatrix(), x.RawMatrix(), p.RawMatrix()
 	m, k := d.Cols, xr.Cols
-	if m < shortLoop {
-		for i := 0; i < xr.Rows; i++ {
-			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+k] {
-				if v != 0 {
-					axpy(d.Data[j*d.Stride:j*d.Stride+m], v, src)
-				}
-			}
-		}
-		return
-	}
-	var s rowSum
+	b := getTerms()
+	defer putTerms(b)
 	for i0 := 0; i0 < xr.Rows; i0 += transBlock {
 		i1 := min(i0+transBlock, xr.Rows)
-		for j := 0; j < k; j++ {
-			row := d.Data[j*d.Stride : j*d.Stride+m]
-			for i := i0; i < i1; i++ {
-				if v := xr.Data[i*xr.Stride+j]; v != 0 {
-					s.add(row, false, v, pr.Data[i*pr.Stride:i*pr.Stride+m])
-				}
-			}
-			s.flush(row, false)
-		}
+		b.byColumns(xr.Data[i0*xr.Stride:], i1-i0, k, xr.Stride, i0, pr.Stride)
+		vec.RowSums(d.Data, d.Stride, m, pr.Data, b.t, b.n, false)
 	}
 }
 
@@ -219,29 +190,11 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		pat, patStride = raw.Data, raw.Stride
 	}
 	if m < shortLoop {
-		for i := 0; i < d.Rows; i++ {
-			row := d.Data[i*d.Stride : i*d.Stride+k]
-			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
-			switch {
-			case pat != nil:
-				prow := pat[i*patStride : i*patStride+k]
-				for j := range row {
-					if prow[j] != 0 {
-						row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-					} else {
-						row[j] = 0
-					}
-				}
-			case add:
-				for j := range row {
-					row[j] += dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-				}
-			default:
-				for j := range row {
-					row[j] = dot(src, wr.Data[j*wr.Stride:j*wr.Stride+m])
-				}
-			}
-		}
+		mulTransBShort(d, pr, wr, pat, patStride, add)
+		return
+	}
+	if pat != nil {
+		mulTransBPattern(d, pr, wr, pat, patStride)
 		return
 	}
 	var xs [transRows][]float64
@@ -277,6 +230,87 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 					}
 				default:
 					copy(row, res)
+				}
+			}
+		}
+	}
+}
+
+// mulTransBPattern is mulTransBRows with a pattern and m >= shortLoop: it
+// computes only the kept entries, row by row, as vec.DotN of the row of
+// p with the rows of w that the pattern selects (the dot products that
+// vec.DotMN gives, to the bit), and sets the others to +0.
+func mulTransBPattern(d, pr, wr blas64.General, pat []float64, patStride int) {
+	m, k := pr.Cols, d.Cols
+	b := getTerms()
+	defer putTerms(b)
+	if cap(b.ys) < k {
+		b.ys = make([][]float64, k)
+	}
+	if cap(b.pos) < k {
+		b.pos = make([]int, k)
+	}
+	ys, idx, out := b.ys[:k], b.pos[:k], b.out(k)
+	for i := 0; i < d.Rows; i++ {
+		n := 0
+		for j, v := range pat[i*patStride : i*patStride+k] {
+			idx[n] = j
+			n += b2i(v != 0)
+		}
+		for q, j := range idx[:n] {
+			ys[q] = wr.Data[j*wr.Stride : j*wr.Stride+m]
+		}
+		vec.DotN(out[:n], pr.Data[i*pr.Stride:i*pr.Stride+m], ys[:n])
+		row := d.Data[i*d.Stride : i*d.Stride+k]
+		clear(row)
+		for q, j := range idx[:n] {
+			row[j] = out[q]
+		}
+	}
+}
+
+// mulTransBShort is mulTransBRows for m < shortLoop, where each entry is
+// the dot product summed in sequence from +0: row i of the result is the
+// sum of p_it times row t of w^T for t = 0 .. m-1 in order, which
+// vec.RowSums computes with the same roundings, several rows at a time.
+func mulTransBShort(d, pr, wr blas64.General, pat []float64, patStride int, add bool) {
+	m, k := pr.Cols, d.Cols
+	b := getTerms()
+	defer putTerms(b)
+	wt := b.transpose(wr) // m x k
+	res := d.Data
+	resStride := d.Stride
+	if add {
+		res = b.out(termRows * k)
+		resStride = k
+	}
+	for i0 := 0; i0 < d.Rows; i0 += termRows {
+		i1 := min(i0+termRows, d.Rows)
+		b.reset(i1-i0, m)
+		for i := i0; i < i1; i++ {
+			src := pr.Data[i*pr.Stride : i*pr.Stride+m]
+			for t, v := range src {
+				b.t = append(b.t, vec.Term{Off: t * k, A: v})
+			}
+			b.n[i-i0] = m
+		}
+		out := res
+		if !add {
+			out = res[i0*resStride:]
+		}
+		vec.RowSums(out, resStride, k, wt, b.t, b.n, true)
+		for i := i0; i < i1; i++ {
+			row := d.Data[i*d.Stride : i*d.Stride+k]
+			switch {
+			case add:
+				for j, v := range out[(i-i0)*k : (i-i0+1)*k] {
+					row[j] += v
+				}
+			case pat != nil:
+				for j, p := range pat[i*patStride : i*patStride+k] {
+					if p == 0 {
+						row[j] = 0
+					}
 				}
 			}
 		}

@@ -5,14 +5,22 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Tiles of SlotLinear's weight: slotTileRows rows of W by slotTileCols
-// columns of one slot, converted to float64 once and applied to every row
-// that asks for the slot (64 KiB, resident in L2).
+// Tiles of SlotLinear's weight: slotTileRows rows of W by up to
+// slotTileCols columns of one slot, converted to float64 once and applied
+// to every row that asks for the slot (256 KiB, in L2; the products read
+// it in strips that stay in L1). The rows a tile's products sum, gathered
+// once for a block of rows of W, serve every block of columns.
+//
+// slotTileCols is part of the numbers: an entry of dL/dh is summed from
+// one dot product per block of columns, so another block width would
+// change its last digits. slotTileRows is not: every sum runs over the
+// rows of W in order, block after block.
 const (
-	slotTileRows = 32
+	slotTileRows = 128
 	slotTileCols = 256
 )
 
@@ -106,16 +114,25 @@ func (l *SlotLinear) Forward(h *mat.Dense, counts []int) *mat.Dense {
 	}
 	out := l.out.zeros(n, l.Slots*l.Width)
 	o, x := out.RawMatrix(), h.RawMatrix()
-	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
-		w := c1 - c0
-		for _, i := range l.rows[s] {
-			dst := o.Data[i*o.Stride+s*l.Width+c0 : i*o.Stride+s*l.Width+c1]
-			for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
-				if v != 0 {
-					axpy(dst, v, tile[a*w:(a+1)*w])
-				}
-			}
+	b := getTerms()
+	defer putTerms(b)
+	// Row i of a tile's product, for each row i that asks for slot s, is
+	// summed into out from the tile's rows that the non-zero entries of
+	// h_i select, in order (vec.RowSumsAt: the bits of one axpy after
+	// another). Every element sums over the rows of W in order, block
+	// after block.
+	tw := min(l.Width, slotTileCols)
+	var off []int
+	l.eachTile(func(s, a0, a1 int) {
+		rows := l.rows[s]
+		b.reset(len(rows), a1-a0)
+		off = b.offsets(len(rows))
+		for r, i := range rows {
+			b.nonzero(r, x.Data[i*x.Stride+a0:i*x.Stride+a1], tw)
+			off[r] = i * o.Stride
 		}
+	}, func(s, a0, a1, c0, c1 int, tile []float64) {
+		vec.RowSumsAt(o.Data[s*l.Width+c0:], off, c1-c0, tile, b.t, b.n, false)
 	})
 	for s, rows := range l.rows {
 		b := l.Bias.Value[s*l.Width : (s+1)*l.Width]
@@ -126,24 +143,29 @@ func (l *SlotLinear) Forward(h *mat.Dense, counts []int) *mat.Dense {
 	return out
 }
 
-// eachTile calls fn for every tile of every slot some row asks for, with
-// the tile's float64 copy: rows a0..a1-1 of W, columns c0..c1-1 of slot s.
-func (l *SlotLinear) eachTile(fn func(s, a0, a1, c0, c1 int, tile []float64)) {
+// eachTile calls rows, then fn for every block of columns, for every
+// block of rows of W and every slot some row asks for: rows(s, a0, a1)
+// for rows a0..a1-1 of W, and fn(s, a0, a1, c0, c1, tile) with the
+// tile's float64 copy of columns c0..c1-1 of slot s, row a of the tile at
+// tile[(a-a0)*tw:], tw = min(Width, slotTileCols). Slots come in order,
+// then blocks of rows, then blocks of columns.
+func (l *SlotLinear) eachTile(rows func(s, a0, a1 int), fn func(s, a0, a1, c0, c1 int, tile []float64)) {
 	stride := l.Slots * l.Width
-	l.tile = grow(l.tile, slotTileRows*slotTileCols)
+	tw := min(l.Width, slotTileCols)
+	l.tile = grow(l.tile, slotTileRows*tw)
 	for s := 0; s < l.Slots; s++ {
 		if len(l.rows[s]) == 0 {
 			continue
 		}
-		for c0 := 0; c0 < l.Width; c0 += slotTileCols {
-			c1 := min(c0+slotTileCols, l.Width)
-			w := c1 - c0
-			for a0 := 0; a0 < l.In; a0 += slotTileRows {
-				a1 := min(a0+slotTileRows, l.In)
-				tile := l.tile[:(a1-a0)*w]
+		for a0 := 0; a0 < l.In; a0 += slotTileRows {
+			a1 := min(a0+slotTileRows, l.In)
+			rows(s, a0, a1)
+			for c0 := 0; c0 < l.Width; c0 += slotTileCols {
+				c1 := min(c0+slotTileCols, l.Width)
+				tile := l.tile[:(a1-a0)*tw]
 				for a := a0; a < a1; a++ {
 					src := l.W[a*stride+s*l.Width+c0 : a*stride+s*l.Width+c1]
-					dst := tile[(a-a0)*w : (a-a0+1)*w]
+					dst := tile[(a-a0)*tw : (a-a0)*tw+c1-c0]
 					for j, v := range src {
 						dst[j] = float64(v)
 					}
@@ -175,20 +197,73 @@ func (l *SlotLinear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	} else if l.grad == nil {
 		return nil
 	}
-	l.eachTile(func(s, a0, a1, c0, c1 int, tile []float64) {
-		w := c1 - c0
-		for _, i := range l.rows[s] {
-			src := d.Data[i*d.Stride+s*l.Width+c0 : i*d.Stride+s*l.Width+c1]
-			hrow := x.Data[i*x.Stride+a0 : i*x.Stride+a1]
-			for a, v := range hrow {
-				if l.grad != nil && v != 0 {
-					lo := (a0+a)*stride + s*l.Width
-					axpy(l.grad[lo+c0:lo+c1], v, src)
+	b, rb := getTerms(), getTerms()
+	defer putTerms(b)
+	defer putTerms(rb)
+	var off []int
+	l.eachTile(func(s, a0, a1 int) {
+		rows := l.rows[s]
+		if l.grad != nil {
+			// Row a0+a of dL/dW (slot s) receives h_ia dOut_i for the
+			// rows i that ask for slot s, in their order, skipping
+			// h_ia = 0 (vec.RowSumsAt: the bits of one axpy after
+			// another).
+			b.slotColumns(x, rows, a0, a1, d.Stride, 0)
+			off = b.offsets(a1 - a0)
+			for a := range off {
+				off[a] = (a0 + a) * stride
+			}
+		}
+		if g != nil {
+			// The entries of dL/dh_i to compute: those where h_i is
+			// non-zero (GradOnlyNonzero) or all, as terms whose Off is
+			// the row of the tile.
+			rb.reset(len(rows), a1-a0)
+			for r, i := range rows {
+				hrow := x.Data[i*x.Stride+a0 : i*x.Stride+a1]
+				if l.GradOnlyNonzero {
+					rb.nonzero(r, hrow, 1)
+					continue
 				}
-				if g != nil && (v != 0 || !l.GradOnlyNonzero) {
-					g[i*l.In+a0+a] += dot(src, tile[a*w:(a+1)*w])
+				for a, v := range hrow {
+					rb.t = append(rb.t, vec.Term{Off: a, A: v})
+				}
+				rb.n[r] = len(hrow)
+			}
+		}
+	}, func(s, a0, a1, c0, c1 int, tile []float64) {
+		w := c1 - c0
+		rows := l.rows[s]
+		if l.grad != nil {
+			vec.RowSumsAt(l.grad[s*l.Width+c0:], off, w, d.Data[s*l.Width+c0:], b.t, b.n, false)
+		}
+		if g == nil {
+			return
+		}
+		// dL/dh_{i,a} gains dOut_i . W_a over the tile's columns, the
+		// dot products of vec.DotN (vec.Dot's order) from shortLoop
+		// columns on, summed in sequence below.
+		tw := min(l.Width, slotTileCols)
+		ys, _, dots := b.kept(a1 - a0)
+		ts := rb.t
+		for r, i := range rows {
+			src := d.Data[i*d.Stride+s*l.Width+c0 : i*d.Stride+s*l.Width+c1]
+			k := rb.n[r]
+			for q, t := range ts[:k] {
+				ys[q] = tile[t.Off*tw : t.Off*tw+w]
+			}
+			if w >= shortLoop {
+				vec.DotN(dots[:k], src, ys[:k])
+			} else {
+				for q, y := range ys[:k] {
+					dots[q] = dot(src, y)
 				}
 			}
+			grow := g[i*l.In+a0 : i*l.In+a1]
+			for q, t := range ts[:k] {
+				grow[t.Off] += dots[q]
+			}
+			ts = ts[k:]
 		}
 	})
 	return dh

@@ -152,3 +152,71 @@ func BenchmarkAllFinite(b *testing.B) {
 		}
 	})
 }
+
+// rowSumsBench is a product of a round: 250 or 1375 rows, each the sum of
+// the rows of a 256 x 256 matrix that a quarter (training, after dropout)
+// or a half (evaluation) of its inputs select, or of 7 columns of a
+// 512-row matrix (the classifier).
+func rowSumsBench(rows, srcRows, cols int, density float64) (dst, src []float64, terms []Term, n []int) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	dst = make([]float64, rows*cols)
+	src = make([]float64, srcRows*cols)
+	for i := range src {
+		src[i] = rng.NormFloat64()
+	}
+	n = make([]int, rows)
+	for r := range n {
+		for j := range srcRows {
+			if rng.Float64() < density {
+				terms = append(terms, Term{Off: j * cols, A: rng.NormFloat64()})
+				n[r]++
+			}
+		}
+	}
+	return dst, src, terms, n
+}
+
+// BenchmarkRowSums times RowSums against the same sums row by row
+// through ScaledSum (what the products of gnn did before RowSums).
+func BenchmarkRowSums(b *testing.B) {
+	for _, s := range []struct {
+		rows, srcRows, cols int
+		density             float64
+	}{{250, 256, 256, 0.25}, {250, 256, 256, 0.5}, {1375, 256, 256, 0.25}, {250, 512, 7, 0.25}} {
+		dst, src, terms, n := rowSumsBench(s.rows, s.srcRows, s.cols, s.density)
+		name := fmt.Sprintf("rows=%d,src=%d,cols=%d,density=%v", s.rows, s.srcRows, s.cols, s.density)
+		b.Run("RowSums/"+name, func(b *testing.B) {
+			stop := cputime.Start(b)
+			for b.Loop() {
+				RowSums(dst, s.cols, s.cols, src, terms, n, true)
+			}
+			stop()
+		})
+		b.Run("ByRow/"+name, func(b *testing.B) {
+			var a [64]float64
+			var xs [64][]float64
+			stop := cputime.Start(b)
+			for b.Loop() {
+				ts := terms
+				for r, k := range n {
+					row := dst[r*s.cols : (r+1)*s.cols]
+					zero := true
+					for k > 0 {
+						m := min(k, 64)
+						for t, term := range ts[:m] {
+							a[t], xs[t] = term.A, src[term.Off:term.Off+s.cols]
+						}
+						if zero {
+							ScaledSum(row, a[:m], xs[:m])
+						} else {
+							AddScaledN(row, a[:m], xs[:m])
+						}
+						zero = false
+						ts, k = ts[m:], k-m
+					}
+				}
+			}
+			stop()
+		})
+	}
+}

@@ -191,3 +191,44 @@ func dotMN(dst []float64, xs, ys [][]float64) {
 //
 //go:noescape
 func dotBlockAVX2(part []float64, xs, ys [][]float64, n int)
+
+func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
+	switch {
+	case level < AVX512:
+		rowSumsGo(dst, stride, cols, src, terms, n, zero)
+	case cols <= 8:
+		rowSums8AVX512(dst, stride, cols, src, terms, n, zero)
+	default:
+		rowSumsAVX512(dst, stride, cols, src, terms, n, zero)
+	}
+}
+
+// rowSumsAVX512 is rowSumsGo for checked arguments: it walks the columns
+// in strips of 32 and, in each strip, the rows four at a time, with the
+// four rows' sums (four registers each) in registers while their terms
+// interleave, so that the strip of the source (32 columns of every row it
+// reads) stays in cache across all rows and every term is read once per
+// strip for 32 columns.
+//
+//go:noescape
+func rowSumsAVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
+
+// rowSums8AVX512 is rowSumsAVX512 with strips of 8 columns (one register
+// a row), for at most 8 columns.
+//
+//go:noescape
+func rowSums8AVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
+
+func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
+	if level < AVX512 {
+		rowSumsAtGo(dst, off, cols, src, terms, n, zero)
+		return
+	}
+	rowSumsAtAVX512(dst, off, cols, src, terms, n, zero)
+}
+
+// rowSumsAtAVX512 is rowSumsAVX512 with the rows of dst at the offsets
+// off.
+//
+//go:noescape
+func rowSumsAtAVX512(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool)

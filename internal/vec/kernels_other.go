@@ -21,3 +21,11 @@ func mulPruned(dst, x, m []float64, thr float64) { mulPrunedGo(dst, x, m, thr) }
 func finite(x []float64) bool { return finiteGo(x) }
 
 func dotMN(dst []float64, xs, ys [][]float64) { dotMNGo(dst, xs, ys) }
+
+func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
+	rowSumsGo(dst, stride, cols, src, terms, n, zero)
+}
+
+func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
+	rowSumsAtGo(dst, off, cols, src, terms, n, zero)
+}

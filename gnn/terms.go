@@ -1,0 +1,202 @@
+package gnn
+
+import (
+	"sync"
+
+	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// termRows is the number of rows of a product whose terms are gathered
+// before one call of vec.RowSums; it bounds the terms' memory (termRows
+// times the inner dimension) while each strip of the right-hand factor
+// is still read once for many rows.
+const termRows = 128
+
+// terms holds the scaled rows (vec.Term) that a block of rows of a
+// product sums, row after row: row r has n[r] terms.
+type terms struct {
+	t   []vec.Term
+	n   []int
+	pos []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
+	wt  []float64   // a transposed factor (transpose)
+	res []float64   // results (out)
+	ys  [][]float64 // rows of a factor (mulTransBPattern)
+	off []int       // offsets of destination rows (offsets)
+	ys2 [][]float64 // kept rows of a factor (kept)
+	idx []int       // their indices (kept)
+}
+
+// offsets returns n ints of b's memory for the offsets of rows.
+func (b *terms) offsets(n int) []int {
+	if cap(b.off) < n {
+		b.off = make([]int, n)
+	}
+	return b.off[:n]
+}
+
+// kept returns n slices, n ints and n floats of b's memory, for the
+// rows of a factor a product keeps, their indices and their results.
+func (b *terms) kept(n int) (ys [][]float64, idx []int, res []float64) {
+	if cap(b.ys2) < n {
+		b.ys2 = make([][]float64, n)
+	}
+	if cap(b.idx) < n {
+		b.idx = make([]int, n)
+	}
+	return b.ys2[:n], b.idx[:n], b.out(n)
+}
+
+// slotColumns sets the terms of the rows a = 0 .. a1-a0-1 of a transposed
+// product: row a gets h_{i,a0+a} for the rows i of x listed in rows, in
+// their order, where that entry is non-zero, naming the source row at
+// i*stride+off.
+func (b *terms) slotColumns(x blas64.General, rows []int, a0, a1, stride, off int) {
+	k := a1 - a0
+	b.reset(k, len(rows))
+	for _, i := range rows {
+		for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
+			b.n[a] += b2i(v != 0)
+		}
+	}
+	if cap(b.pos) < k {
+		b.pos = make([]int, k)
+	}
+	pos := b.pos[:k]
+	total := 0
+	for a, c := range b.n {
+		pos[a] = total
+		total += c
+	}
+	t := b.t[:total+1]
+	for _, i := range rows {
+		o := i*stride + off
+		for a, v := range x.Data[i*x.Stride+a0 : i*x.Stride+a1] {
+			q := total // a zero entry is written here and dropped
+			if v != 0 {
+				q = pos[a]
+			}
+			t[q] = vec.Term{Off: o, A: v}
+			pos[a] += b2i(v != 0)
+		}
+	}
+	b.t = t[:total]
+}
+
+// transpose returns w^T (w.Cols x w.Rows, stride w.Rows) in b's memory.
+func (b *terms) transpose(w blas64.General) []float64 {
+	b.wt = grow(b.wt, w.Rows*w.Cols)
+	for i := 0; i < w.Rows; i++ {
+		for j, v := range w.Data[i*w.Stride : i*w.Stride+w.Cols] {
+			b.wt[j*w.Rows+i] = v
+		}
+	}
+	return b.wt
+}
+
+// out returns n elements of b's memory for results.
+func (b *terms) out(n int) []float64 {
+	b.res = grow(b.res, n)
+	return b.res
+}
+
+// termFree holds the terms buffers not in use. Unlike a sync.Pool it
+// keeps them across garbage collections, so that a step allocates none:
+// it holds as many as products ran at once (about two per worker), each
+// as large as the largest product it served needed (a few MiB at most).
+var termFree struct {
+	sync.Mutex
+	list []*terms
+}
+
+// getTerms returns a terms buffer for one product; putTerms gives it back.
+func getTerms() *terms {
+	termFree.Lock()
+	defer termFree.Unlock()
+	if n := len(termFree.list); n > 0 {
+		b := termFree.list[n-1]
+		termFree.list = termFree.list[:n-1]
+		return b
+	}
+	return new(terms)
+}
+
+func putTerms(b *terms) {
+	clear(b.ys[:cap(b.ys)]) // drop the references to other arrays
+	clear(b.ys2[:cap(b.ys2)])
+	termFree.Lock()
+	termFree.list = append(termFree.list, b)
+	termFree.Unlock()
+}
+
+// reset empties b for rows rows, with room for at most per terms each.
+func (b *terms) reset(rows, per int) {
+	if cap(b.n) < rows {
+		b.n = make([]int, rows)
+	}
+	b.n = b.n[:rows]
+	clear(b.n)
+	if need := rows*per + 1; cap(b.t) < need { // +1: byColumns' spill
+		b.t = make([]vec.Term, need)
+	}
+	b.t = b.t[:0]
+}
+
+// nonzero appends the non-zero entries of x (NaN included) as the terms
+// of row r, in column order, entry j naming the source row at j*stride.
+// It writes every entry and advances past the non-zero ones only, so
+// that the loop has no branch on the data.
+func (b *terms) nonzero(r int, x []float64, stride int) {
+	t := b.t[len(b.t) : len(b.t)+len(x)]
+	k := 0
+	for j, v := range x {
+		t[k] = vec.Term{Off: j * stride, A: v}
+		k += b2i(v != 0)
+	}
+	b.t = b.t[:len(b.t)+k]
+	b.n[r] = k
+}
+
+// byColumns sets the terms of the rows of the transposed block x^T: x is
+// rows x cols (stride xStride), its column j gives destination row j the
+// terms x_ij for the non-zero x_ij in the order of i, entry i naming the
+// source row at (off+i)*stride.
+func (b *terms) byColumns(x []float64, rows, cols, xStride, off, stride int) {
+	b.reset(cols, rows)
+	for i := 0; i < rows; i++ {
+		for j, v := range x[i*xStride : i*xStride+cols] {
+			b.n[j] += b2i(v != 0)
+		}
+	}
+	if cap(b.pos) < cols {
+		b.pos = make([]int, cols)
+	}
+	pos := b.pos[:cols]
+	total := 0
+	for j, k := range b.n {
+		pos[j] = total
+		total += k
+	}
+	t := b.t[:total+1]
+	spill := total // a zero entry is written here and dropped
+	for i := 0; i < rows; i++ {
+		o := (off + i) * stride
+		for j, v := range x[i*xStride : i*xStride+cols] {
+			q := spill
+			if v != 0 {
+				q = pos[j]
+			}
+			t[q] = vec.Term{Off: o, A: v}
+			pos[j] += b2i(v != 0)
+		}
+	}
+	b.t = t[:total]
+}
+
+// b2i returns 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,139 @@
+package vec
+
+import "fmt"
+
+// A Term is one scaled source row of RowSums: the row that starts at
+// src[Off], times A.
+type Term struct {
+	Off int
+	A   float64
+}
+
+// RowSums sums scaled rows of src into the rows of dst. Row r of dst is
+// the cols elements from dst[r*stride], for r = 0 .. len(n)-1, and its
+// terms are the next n[r] elements of terms (those of row 0 first). For
+// every row and column c, with the rounding of AddScaledN (each product,
+// then each sum, never a fused multiply-add):
+//
+//	row[c] = +0 if zero is set, row[c] if not
+//	for each term t of the row, in order:
+//	    row[c] = row[c] + t.A*src[t.Off+c]
+//
+// so every element gets the bits that AddScaledN (or ScaledSum, if zero
+// is set) gives it when called with the row's terms. It computes several
+// rows at a time on a strip of columns at a time, so that the strips of
+// the source rows stay in cache while all rows read them.
+//
+// It panics if a term's row or a row of dst is out of range, if n has a
+// negative count or more terms than terms holds, or if rows of dst
+// overlap (stride < cols with more than one row).
+func RowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
+	rows := len(n)
+	if rows == 0 || cols <= 0 {
+		if cols < 0 {
+			panic(fmt.Sprintf("vec: RowSums: %d columns", cols))
+		}
+		return
+	}
+	if rows > 1 && stride < cols {
+		panic(fmt.Sprintf("vec: RowSums: stride %d below %d columns", stride, cols))
+	}
+	if need := (rows-1)*stride + cols; len(dst) < need {
+		panic(fmt.Sprintf("vec: RowSums: dst has %d elements, %d rows need %d", len(dst), rows, need))
+	}
+	total := checkTerms("RowSums", cols, src, terms, n)
+	rowSums(dst, stride, cols, src, terms[:total], n, zero)
+}
+
+// RowSumsAt is RowSums with the rows of dst anywhere in it: row r is the
+// cols elements from dst[off[r]], for r = 0 .. len(off)-1, and n has one
+// count per row. The rows must not overlap, which RowSumsAt checks when
+// they come in increasing order and assumes otherwise (overlapping rows
+// would be summed from their old values and written in an unspecified
+// order).
+//
+// It panics if a row of dst or a term's row is out of range, if n does
+// not have len(off) counts, or on a bad count as RowSums does.
+func RowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
+	if len(n) != len(off) {
+		panic(fmt.Sprintf("vec: RowSumsAt: %d counts for %d rows", len(n), len(off)))
+	}
+	if len(off) == 0 || cols <= 0 {
+		if cols < 0 {
+			panic(fmt.Sprintf("vec: RowSumsAt: %d columns", cols))
+		}
+		return
+	}
+	last := len(dst) - cols
+	for r, o := range off {
+		if uint(o) > uint(last) || last < 0 {
+			panic(fmt.Sprintf("vec: RowSumsAt: row %d is dst[%d:%d] of %d", r, o, o+cols, len(dst)))
+		}
+		if r > 0 && o > off[r-1] && o < off[r-1]+cols {
+			panic(fmt.Sprintf("vec: RowSumsAt: rows %d and %d overlap", r-1, r))
+		}
+	}
+	total := checkTerms("RowSumsAt", cols, src, terms, n)
+	rowSumsAt(dst, off, cols, src, terms[:total], n, zero)
+}
+
+// checkTerms panics unless the counts n are >= 0, terms holds them all
+// and every term's row of cols elements lies in src; it returns the
+// number of terms.
+func checkTerms(name string, cols int, src []float64, terms []Term, n []int) int {
+	total := 0
+	for r, k := range n {
+		if k < 0 {
+			panic(fmt.Sprintf("vec: %s: row %d has %d terms", name, r, k))
+		}
+		total += k
+	}
+	if total > len(terms) {
+		panic(fmt.Sprintf("vec: %s: rows have %d terms, %d given", name, total, len(terms)))
+	}
+	last := len(src) - cols
+	for i, t := range terms[:total] {
+		if uint(t.Off) > uint(last) || last < 0 {
+			panic(fmt.Sprintf("vec: %s: term %d reads src[%d:%d] of %d", name, i, t.Off, t.Off+cols, len(src)))
+		}
+	}
+	return total
+}
+
+// rowSumsAtGo is RowSumsAt (checked) through rowSumsGo, one row at a
+// time.
+func rowSumsAtGo(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
+	for r, o := range off {
+		rowSumsGo(dst[o:o+cols], cols, cols, src, terms[:n[r]], n[r:r+1], zero)
+		terms = terms[n[r]:]
+	}
+}
+
+// rowSumsGo is RowSums (checked) through addScaledN, at most
+// rowSumsBatch terms per call.
+func rowSumsGo(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
+	var (
+		a  [rowSumsBatch]float64
+		xs [rowSumsBatch][]float64
+	)
+	for r, k := range n {
+		row := dst[r*stride : r*stride+cols]
+		z := zero
+		if k == 0 && z {
+			clear(row)
+		}
+		for k > 0 {
+			b := min(k, rowSumsBatch)
+			for t, term := range terms[:b] {
+				a[t], xs[t] = term.A, src[term.Off:term.Off+cols]
+			}
+			addScaledN(row, a[:b], xs[:b], z)
+			z = false
+			terms, k = terms[b:], k-b
+		}
+	}
+}
+
+// rowSumsBatch is the number of terms rowSumsGo passes to one call of
+// addScaledN.
+const rowSumsBatch = 64

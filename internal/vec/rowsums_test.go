@@ -1,0 +1,260 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// rowSumsRef is RowSums as its documentation states it, one element at a
+// time in plain Go.
+func rowSumsRef(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
+	for r, k := range n {
+		row := dst[r*stride : r*stride+cols]
+		for c := range row {
+			v := row[c]
+			if zero {
+				v = 0
+			}
+			for _, t := range terms[:k] {
+				v += float64(t.A * src[t.Off+c])
+			}
+			row[c] = v
+		}
+		terms = terms[k:]
+	}
+}
+
+// rowSumsCase draws a random problem: up to 11 rows (every remainder of
+// the groups of four), 1 to 40 columns (every tail of the strips of 16)
+// or 256, term counts from 0 to 20 and rows of src that may end at its
+// end, with zeros, negative zeros, infinities and NaNs among the values.
+func rowSumsCase(rng *rand.Rand) (dst []float64, stride, cols int, src []float64, terms []Term, n []int) {
+	cols = 1 + rng.IntN(40)
+	if rng.IntN(8) == 0 {
+		cols = 256
+	}
+	rows := rng.IntN(12)
+	stride = cols + rng.IntN(3)
+	srcRows := 1 + rng.IntN(30)
+	srcStride := cols + rng.IntN(3)
+	src = make([]float64, (srcRows-1)*srcStride+cols)
+	fill := func(v []float64) {
+		for i := range v {
+			switch rng.IntN(40) {
+			case 0:
+				v[i] = 0
+			case 1:
+				v[i] = math.Copysign(0, -1)
+			case 2:
+				v[i] = math.Inf(1 - 2*rng.IntN(2))
+			case 3:
+				v[i] = math.NaN()
+			default:
+				v[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+			}
+		}
+	}
+	fill(src)
+	dst = make([]float64, max(0, (rows-1)*stride+cols))
+	fill(dst)
+	n = make([]int, rows)
+	for r := range n {
+		n[r] = rng.IntN(21)
+		if rng.IntN(4) == 0 {
+			n[r] = rng.IntN(3)
+		}
+		for range n[r] {
+			a := make([]float64, 1)
+			fill(a)
+			terms = append(terms, Term{Off: rng.IntN(srcRows) * srcStride, A: a[0]})
+		}
+	}
+	return dst, stride, cols, src, terms, n
+}
+
+func firstDiff(a, b []float64) (int, bool) {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i, false
+		}
+	}
+	return 0, len(a) == len(b)
+}
+
+// TestRowSums compares RowSums at every level with AddScaledN and
+// ScaledSum called row by row at the same level, bit for bit (NaN
+// payloads included), and the portable level with the plain loop (NaN
+// payloads aside), on random shapes.
+func TestRowSums(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(7, uint64(Current())))
+		for it := range 3000 {
+			dst, stride, cols, src, terms, n := rowSumsCase(rng)
+			zero := rng.IntN(2) == 0
+			got := append([]float64(nil), dst...)
+			RowSums(got, stride, cols, src, terms, n, zero)
+
+			perRow := append([]float64(nil), dst...)
+			ts := terms
+			for r, k := range n {
+				row := perRow[r*stride : r*stride+cols]
+				a := make([]float64, k)
+				xs := make([][]float64, k)
+				for i, term := range ts[:k] {
+					a[i], xs[i] = term.A, src[term.Off:term.Off+cols]
+				}
+				if zero {
+					ScaledSum(row, a, xs)
+				} else {
+					AddScaledN(row, a, xs)
+				}
+				ts = ts[k:]
+			}
+			if i, ok := firstDiff(got, perRow); !ok {
+				t.Fatalf("case %d (rows %d, cols %d, stride %d, zero %v): element %d is %v, AddScaledN gives %v", it, len(n), cols, stride, zero, i, got[i], perRow[i])
+			}
+			if Current() == Portable {
+				ref := append([]float64(nil), dst...)
+				rowSumsRef(ref, stride, cols, src, terms, n, zero)
+				for i := range got {
+					if g, w := got[i], ref[i]; math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+						t.Fatalf("case %d: element %d is %v, the plain loop gives %v", it, i, g, w)
+					}
+				}
+			}
+			// Elements between the rows (stride > cols) are left alone.
+			for r := 0; r+1 < len(n); r++ {
+				for c := cols; c < stride; c++ {
+					if i := r*stride + c; math.Float64bits(got[i]) != math.Float64bits(dst[i]) {
+						t.Fatalf("case %d: element %d between rows was written", it, i)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestRowSumsLevelsAgree compares the levels with each other: every level
+// must give the portable bits, NaN payloads aside (the Go compiler may
+// order a product's operands either way).
+func TestRowSumsLevelsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for it := range 500 {
+		dst, stride, cols, src, terms, n := rowSumsCase(rng)
+		zero := it%2 == 0
+		var want []float64
+		for _, l := range levels() {
+			prev := Use(l)
+			got := append([]float64(nil), dst...)
+			RowSums(got, stride, cols, src, terms, n, zero)
+			Use(prev)
+			if want == nil {
+				want = got
+				continue
+			}
+			for i := range got {
+				if g, w := got[i], want[i]; math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+					t.Fatalf("case %d: level %v gives %v at %d, portable %v", it, l, g, i, w)
+				}
+			}
+		}
+	}
+}
+
+func TestRowSumsPanics(t *testing.T) {
+	src := make([]float64, 10)
+	dst := make([]float64, 8)
+	for _, c := range []struct {
+		name  string
+		f     func()
+		inMsg string
+	}{
+		{"term past the end", func() { RowSums(dst, 4, 4, src, []Term{{Off: 7, A: 1}}, []int{1}, true) }, "src[7:11]"},
+		{"negative offset", func() { RowSums(dst, 4, 4, src, []Term{{Off: -1, A: 1}}, []int{1}, true) }, "src[-1:3]"},
+		{"too few terms", func() { RowSums(dst, 4, 4, src, []Term{{Off: 0, A: 1}}, []int{1, 1}, true) }, "2 terms, 1 given"},
+		{"negative count", func() { RowSums(dst, 4, 4, src, nil, []int{-1}, true) }, "-1 terms"},
+		{"dst too short", func() { RowSums(dst, 4, 4, src, nil, []int{0, 0, 0}, true) }, "3 rows need 12"},
+		{"overlapping rows", func() { RowSums(dst, 2, 4, src, nil, []int{0, 0}, true) }, "stride 2 below 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if msg := fmt.Sprint(r); r == nil || !contains(msg, c.inMsg) {
+					t.Fatalf("panic %v, want one mentioning %q", r, c.inMsg)
+				}
+			}()
+			c.f()
+		})
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRowSumsAt compares RowSumsAt at every level with RowSums called for
+// each row alone, bit for bit, with the rows of dst in a random order
+// and random gaps.
+func TestRowSumsAt(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, uint64(Current())))
+		for it := range 2000 {
+			_, _, cols, src, terms, n := rowSumsCase(rng)
+			rows := len(n)
+			slots := rows + rng.IntN(4)
+			stride := cols + rng.IntN(3)
+			dst := make([]float64, slots*stride+rng.IntN(3))
+			for i := range dst {
+				dst[i] = rng.NormFloat64()
+			}
+			off := make([]int, rows)
+			for r, s := range rng.Perm(slots)[:rows] {
+				off[r] = s * stride
+			}
+			zero := rng.IntN(2) == 0
+			got := append([]float64(nil), dst...)
+			RowSumsAt(got, off, cols, src, terms, n, zero)
+			want := append([]float64(nil), dst...)
+			ts := terms
+			for r, o := range off {
+				RowSums(want[o:o+cols], cols, cols, src, ts, n[r:r+1], zero)
+				ts = ts[n[r]:]
+			}
+			if i, ok := firstDiff(got, want); !ok {
+				t.Fatalf("case %d (rows %d, cols %d, zero %v): element %d is %v, row by row %v", it, rows, cols, zero, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+func TestRowSumsAtPanics(t *testing.T) {
+	src := make([]float64, 10)
+	dst := make([]float64, 8)
+	for _, c := range []struct {
+		name  string
+		f     func()
+		inMsg string
+	}{
+		{"row past the end", func() { RowSumsAt(dst, []int{5}, 4, src, nil, []int{0}, true) }, "dst[5:9]"},
+		{"overlap", func() { RowSumsAt(dst, []int{0, 2}, 4, src, nil, []int{0, 0}, true) }, "rows 0 and 1 overlap"},
+		{"counts", func() { RowSumsAt(dst, []int{0}, 4, src, nil, []int{0, 0}, true) }, "2 counts for 1 rows"},
+		{"term past the end", func() { RowSumsAt(dst, []int{0}, 4, src, []Term{{Off: 7}}, []int{1}, true) }, "src[7:11]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if msg := fmt.Sprint(r); r == nil || !contains(msg, c.inMsg) {
+					t.Fatalf("panic %v, want one mentioning %q", r, c.inMsg)
+				}
+			}()
+			c.f()
+		})
+	}
+}
