@@ -177,3 +177,39 @@ func (e *Engine) ReadsKnob(name Knob) bool {
 	}
 	return false
 }
+
+// Fork returns a second engine in this engine's state: the same
+// settings, clients, optimiser moments, random streams, strategy state,
+// pending messages, knobs and reports, so that with the same knobs its
+// rounds are bit for bit this engine's; from then on the two are
+// independent (each has its own knobs). Call it between rounds. log,
+// when not nil, must be empty: it receives the run line (Meta's Header,
+// see SetMeta) and the lines of the rounds so far, then the fork's.
+// Fault hooks, wanted views and rollback carry over.
+func (e *Engine) Fork(log *RunLog) (*Engine, error) {
+	ck, err := e.state(false)
+	if err != nil {
+		return nil, fmt.Errorf("sim: fork: %w", err)
+	}
+	ck.Pending = slices.Clone(ck.Pending)
+	for i, p := range ck.Pending {
+		ck.Pending[i].Shared = slices.Clone(p.Shared)
+	}
+	ck.Reports, ck.Controls = slices.Clone(ck.Reports), slices.Clone(ck.Controls)
+	f, err := ck.Resume(e.data, log)
+	if err != nil {
+		return nil, fmt.Errorf("sim: fork: %w", err)
+	}
+	if err := f.SetFaults(e.faults); err != nil {
+		return nil, fmt.Errorf("sim: fork: %w", err)
+	}
+	e.wantMu.Lock()
+	f.want = e.want
+	e.wantMu.Unlock()
+	if e.rollback {
+		if err := f.SetRollback(true); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}

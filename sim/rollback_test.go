@@ -179,3 +179,36 @@ func TestReadsKnob(t *testing.T) {
 		}
 	}
 }
+
+// TestFork forks an engine after round 3: with the same knobs the fork's
+// rounds equal the original's bit for bit; with another alpha they
+// differ, and the original's equal those of an engine never forked.
+func TestFork(t *testing.T) {
+	s := scenarios()[0]
+	ref := s.engine(t, 2, nil)
+	s.runTo(t, ref, 6)
+	e := s.engine(t, 2, nil)
+	s.runTo(t, e, 3)
+	f, err := e.Fork(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.runTo(t, e, 4)
+	s.runTo(t, f, 4)
+	if a, b := reportJSON(t, e.Reports()[3]), reportJSON(t, f.Reports()[3]); a != b {
+		t.Fatalf("round 4 of the fork differs with the same knobs:\n%.200s\n%.200s", a, b)
+	}
+	if err := f.SetKnob(KnobAlpha, 50); err != nil {
+		t.Fatal(err)
+	}
+	s.runTo(t, e, 6)
+	s.runTo(t, f, 6)
+	if a, b := reportJSON(t, e.Reports()[5]), reportJSON(t, f.Reports()[5]); a == b {
+		t.Error("round 6 of the fork with alpha 50 equals the original's")
+	}
+	for i := range 6 {
+		if a, b := reportJSON(t, e.Reports()[i]), reportJSON(t, ref.Reports()[i]); a != b {
+			t.Errorf("round %d of the forked engine differs from an engine never forked", i+1)
+		}
+	}
+}

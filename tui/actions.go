@@ -132,6 +132,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Pane):
 		m.pane = 1 - m.pane
 		m.resize()
+	case key.Matches(msg, k.Fork):
+		return m.forkHere()
+	case key.Matches(msg, k.Branch):
+		m.swapBranch()
 	case key.Matches(msg, k.Client):
 		id := 0
 		if len(m.order) > 0 {
@@ -274,6 +278,10 @@ func (m *Model) flushExport() tea.Cmd {
 		m.logf(true, "export: the last round's views: %v", err)
 	}
 	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)
+	if m.other != nil {
+		a, b := m.forkRuns()
+		return m.drv.exportFork(dir, a, b)
+	}
 	return m.drv.export(dir, m.snapshot())
 }
 
@@ -320,7 +328,11 @@ func (m *Model) next() tea.Cmd {
 	m.job++
 	m.act, m.done = stepping, 0
 	m.stepKnobs = m.knobs
-	return m.drv.step(m.engine, m.job)
+	var other *sim.Engine
+	if m.other != nil {
+		other = m.other.engine
+	}
+	return m.drv.step(m.engine, other, m.job)
 }
 
 // roundDone takes a finished round: records it, applies the knob changes
@@ -346,6 +358,7 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 		}
 	}
 	m.reports = append(m.reports, msg.report)
+	m.otherDone(msg.other, msg.otherErr)
 	exp := m.flushExport()
 	m.lastKnobs = m.stepKnobs
 	m.reorder()
@@ -458,6 +471,10 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 	m.running, m.stepsLeft = false, 0
 	start := func() tea.Cmd {
 		m.endRun()
+		if m.other != nil {
+			m.endFork()
+			m.logf(false, "fork ended: the new engine has one branch")
+		}
 		m.job++
 		m.act = building
 		m.logf(false, "%s: building…", why)

@@ -21,6 +21,10 @@ type barsModel struct {
 	report *sim.RoundReport
 	order  []int
 	groups []int
+	// other, when not nil, is the other branch's last round (a fork):
+	// a last column gives each client's test accuracy here minus there.
+	other     *sim.RoundReport
+	otherName string
 }
 
 // SetSize sets the pane's size.
@@ -56,8 +60,16 @@ func (b *barsModel) View() string {
 	}
 	const numW = 12 // " 100.0 100.0"
 	barW := max(1, b.width-labelW-1-numW)
+	var diff []float64
+	if o := b.other; o != nil && b.report != nil && len(o.Clients) == len(b.report.Clients) && barW-alphaW >= 12 {
+		for i, c := range b.report.Clients {
+			diff = append(diff, c.TestAcc-o.Clients[i].TestAcc)
+		}
+		barW -= alphaW
+		title += strings.Repeat(" ", max(2, b.width-ansi.StringWidth(title)-alphaW)) + st.Marker.Render(fmt.Sprintf("%*s", alphaW, "Δ "+b.otherName))
+	}
 	var alphas []float64
-	if b.report != nil && len(b.report.Alphas) == b.k && barW-alphaW >= 12 {
+	if b.report != nil && len(b.report.Alphas) == b.k && diff == nil && barW-alphaW >= 12 {
 		alphas = b.report.Alphas
 		barW -= alphaW
 		title += strings.Repeat(" ", max(2, b.width-ansi.StringWidth(title)-alphaW)) + st.Key.Render(fmt.Sprintf("%*s", alphaW, "auto α"))
@@ -91,6 +103,9 @@ func (b *barsModel) View() string {
 		out.WriteString(st.Val.Render(fmt.Sprintf(" %5.1f", c.ValAcc)))
 		if alphas != nil {
 			out.WriteString(st.Value.Render(fmt.Sprintf(" %*s", alphaW-1, fmtAlpha(alphas[id]))))
+		}
+		if diff != nil && id < len(diff) {
+			out.WriteString(st.Marker.Render(fmt.Sprintf(" %+*.1f", alphaW-1, diff[id])))
 		}
 	}
 	if more > 0 && b.height > 1 {

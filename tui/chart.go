@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,13 @@ type chartModel struct {
 	reports  []*sim.RoundReport
 	controls []export.Control
 	metric   sim.Metric // what val and test are (the title's "acc" or "AUC")
-	// name replaces "mean" in the title (the drill-down's client).
+	// name replaces "mean" in the title (the drill-down's client, or the
+	// branch shown when forked).
 	name string
+	// other, when not nil, is the other branch's rounds (a fork): its
+	// test accuracy is drawn as a second line, named otherName.
+	other     []*sim.RoundReport
+	otherName string
 
 	cache    string
 	cacheKey chartKey
@@ -38,8 +44,9 @@ type chartModel struct {
 
 // chartKey identifies what a cached rendering shows.
 type chartKey struct {
-	last                   *sim.RoundReport
+	last, otherLast        *sim.RoundReport
 	rounds, controls, w, h int
+	others                 int
 }
 
 // SetSize sets the pane's size.
@@ -55,9 +62,12 @@ func (c *chartModel) invalidate() { c.cacheKey = chartKey{} }
 
 // View renders a title line and the chart below it.
 func (c *chartModel) View() string {
-	key := chartKey{nil, len(c.reports), len(c.controls), c.width, c.height}
+	key := chartKey{nil, nil, len(c.reports), len(c.controls), c.width, c.height, len(c.other)}
 	if len(c.reports) > 0 {
 		key.last = c.reports[len(c.reports)-1]
+	}
+	if len(c.other) > 0 {
+		key.otherLast = c.other[len(c.other)-1]
 	}
 	if key == c.cacheKey {
 		return c.cache
@@ -91,6 +101,9 @@ func (c *chartModel) title() string {
 			extra = append(extra, st.Dim.Render("phase "+last.Phase))
 		}
 	}
+	if n := len(c.other); n > 0 {
+		extra = append([]string{st.Marker.Render(fmt.Sprintf("─ %s test %.1f", c.otherName, c.other[n-1].MeanTest))}, extra...)
+	}
 	if len(c.controls) > 0 {
 		extra = append(extra, st.Marker.Render("┊ knob"))
 	}
@@ -110,7 +123,7 @@ func (c *chartModel) render() string {
 	st := c.styles
 	n := len(c.reports)
 	lo, hi := 100.0, 0.0
-	for _, r := range c.reports {
+	for _, r := range slices.Concat(c.reports, c.other) {
 		lo = math.Min(lo, math.Min(r.MeanVal, r.MeanTest))
 		hi = math.Max(hi, math.Max(r.MeanVal, r.MeanTest))
 	}
@@ -122,7 +135,7 @@ func (c *chartModel) render() string {
 	if hi-lo < 10 {
 		lo, hi = math.Max(0, hi-10), math.Max(hi, 10)
 	}
-	maxX := float64(max(10, n))
+	maxX := float64(max(10, n, len(c.other)))
 	lc := c.canvas(h, maxX, lo, hi)
 	lc.DrawXYAxisAndLabel()
 	c.drawRoundLabels(lc, int(maxX))
@@ -153,6 +166,13 @@ func (c *chartModel) render() string {
 			prev = p
 		}
 		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, bg.BraillePatterns(), st.Val)
+	}
+	// The other branch's test accuracy: a line of its own colour, under
+	// this branch's (the rounds before the fork coincide).
+	for i := 1; i < len(c.other); i++ {
+		a, b := c.other[i-1], c.other[i]
+		lc.DrawLineWithStyle(canvas.Float64Point{X: float64(a.Round), Y: a.MeanTest},
+			canvas.Float64Point{X: float64(b.Round), Y: b.MeanTest}, runes.ArcLineStyle, st.Marker)
 	}
 	// Test: a line.
 	for i := 1; i < n; i++ {

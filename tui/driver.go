@@ -19,6 +19,10 @@ type (
 		job    int
 		report *sim.RoundReport
 		err    error
+		// other and otherErr are the other branch's round, stepped
+		// after this one's when the run is forked.
+		other    *sim.RoundReport
+		otherErr error
 	}
 	// progressMsg says that done of total clients of round job finished.
 	progressMsg struct {
@@ -97,7 +101,7 @@ func (d *driver) Close() {
 // step returns commands that run one round of e as job, and that relay
 // its progress. The engine reports progress from its worker goroutines;
 // the callback only writes to a buffered channel that the relay drains.
-func (d *driver) step(e *sim.Engine, job int) tea.Cmd {
+func (d *driver) step(e, other *sim.Engine, job int) tea.Cmd {
 	k := len(e.Data().Clients)
 	prog := make(chan int, k+1)
 	finished := make(chan struct{})
@@ -117,7 +121,11 @@ func (d *driver) step(e *sim.Engine, job int) tea.Cmd {
 		}
 		defer d.wg.Done()
 		rep, err := e.Step(ctx)
-		return stepDoneMsg{job: job, report: rep, err: err}
+		msg := stepDoneMsg{job: job, report: rep, err: err}
+		if other != nil && err == nil {
+			msg.other, msg.otherErr = other.Step(ctx)
+		}
+		return msg
 	}
 	return tea.Batch(run, relay(prog, finished, job, k))
 }
@@ -161,6 +169,19 @@ func (d *driver) build(p *presets.Preset, env presets.Env, cfg sim.Config, log *
 		defer d.wg.Done()
 		e, sc, err := newEngine(p, env, cfg, log)
 		return builtMsg{job: job, preset: p, engine: e, scen: sc, err: err}
+	}
+}
+
+// exportFork returns a command that writes both branches of a fork
+// into dir (writeFork).
+func (d *driver) exportFork(dir string, a, b *export.Run) tea.Cmd {
+	return func() tea.Msg {
+		if !d.enter() {
+			return exportedMsg{dir: dir, err: context.Canceled}
+		}
+		defer d.wg.Done()
+		files, err := writeFork(dir, a, b)
+		return exportedMsg{dir: dir, files: files, err: err}
 	}
 }
 

@@ -30,6 +30,7 @@ type headerModel struct {
 	width  int
 
 	preset, algo, source string
+	branch               string // the branch shown when forked ("A", "B"), else ""
 	apvMix               bool
 	nextSource           string // the source the next reset builds; "" when unchanged
 	nextMix              string // "on" or "off" when the next reset changes apv-mix
@@ -231,6 +232,9 @@ func (h *headerModel) line(level int) string {
 		if !h.apvMix {
 			name += st.Dim.Render("·") + st.Value.Render("apv-mix off")
 		}
+	}
+	if h.branch != "" {
+		name += " " + st.Changed.Render("branch "+h.branch)
 	}
 	parts := []string{name}
 	if p := h.pendingView(level >= shortPending); p != "" && level < noPending {

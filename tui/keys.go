@@ -11,7 +11,7 @@ type keyMap struct {
 	PartnersUp, PartnersDown, SetPartners     key.Binding
 	Source, APVMix                            key.Binding
 	Matrix, Scale, Values, Cell, Pane, Export key.Binding
-	Client                                    key.Binding
+	Client, Fork, Branch                      key.Binding
 	Help, Quit, Cancel, Confirm               key.Binding
 	cellUp, cellDown, cellLeft, cellRight     key.Binding
 
@@ -48,6 +48,8 @@ func defaultKeys() keyMap {
 		Cell:         b("←↑↓→", "move cell", "left", "up", "down", "right"),
 		Pane:         b("tab", "heat map ⇄ chart", "tab"),
 		Client:       b("c", "one client (or click)", "c"),
+		Fork:         b("f", "fork here (A and B)", "f"),
+		Branch:       b("b", "act on the other branch", "b"),
 		Export:       b("e", "export run", "e"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
@@ -94,7 +96,7 @@ func (k keyMap) helpBlocks() [][][]key.Binding {
 		{
 			{k.Matrix, k.Scale, k.Values, k.Cell, k.Pane},
 			{k.Client, k.Source, k.APVMix, k.Export},
-			{k.Help, k.Cancel, k.Quit},
+			{k.Fork, k.Branch, k.Help, k.Cancel, k.Quit},
 		},
 	}
 }

@@ -111,6 +111,8 @@ type Model struct {
 	ended      *sim.Engine    // the engine whose summary line endRun wrote
 	steered    bool           // a knob changed in the session
 	starting   bool           // the start rounds (Options.StartRounds) are running
+	other      *branch        // the branch not shown, when the run is forked (f)
+	branchName string         // the shown branch's name ("A" or "B"), "" without a fork
 
 	events []event
 	// knobEvent identifies the knob change the last log line reports
@@ -242,6 +244,7 @@ func (m *Model) LogPath() string {
 func (m *Model) Close() {
 	m.drv.Close()
 	m.endRun()
+	m.endFork()
 }
 
 // summaryLine is the run log's last line of a run.
@@ -366,6 +369,7 @@ func (m *Model) sync() {
 	}
 	h := &m.hdr
 	h.preset, h.algo, h.round, h.rounds, h.seed = m.preset.Label(), string(m.cfg.Algo), len(m.reports), m.cfg.Rounds, m.cfg.Seed
+	h.branch = m.branchName
 	h.source, h.apvMix, h.nextSource, h.nextMix = string(m.cfg.Source), m.cfg.APVMix, "", ""
 	if m.pending {
 		if m.nextSource != m.cfg.Source {
@@ -397,6 +401,14 @@ func (m *Model) sync() {
 	}
 	m.bars.SetData(m.k, last, barOrder, m.groups)
 	m.chart.SetData(m.reports, m.controls)
+	m.chart.name, m.chart.other, m.chart.otherName = m.branchName, nil, ""
+	m.bars.other, m.bars.otherName = nil, ""
+	if o := m.other; o != nil {
+		m.chart.other, m.chart.otherName = o.reports, o.name
+		if n := len(o.reports); n > 0 {
+			m.bars.other, m.bars.otherName = o.reports[n-1], o.name
+		}
+	}
 	m.heat.SetData(m.k, last, m.order, m.groups, string(m.cfg.Algo))
 	m.drill.SetData(m.k, m.reports, m.groups, m.order)
 	note := m.heat.AutoNote()

@@ -1,0 +1,211 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// branch is one side of a fork (f): an engine and what it has produced.
+// The console works on one branch at a time (the model's own session
+// fields); the other waits here, and b swaps them.
+type branch struct {
+	name             string
+	engine           *sim.Engine
+	header           sim.RunHeader
+	reports          []*sim.RoundReport
+	controls         []export.Control
+	knobs, lastKnobs sim.Knobs
+}
+
+// forkLogPath is the fork's run log beside the session's:
+// runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12.
+func forkLogPath(session, name string, round int) string {
+	ext := filepath.Ext(session)
+	return fmt.Sprintf("%s-%s-r%d%s", strings.TrimSuffix(session, ext), name, round, ext)
+}
+
+// forkHere forks the run at the current round: branch B starts in the
+// engine's state (sim.Engine.Fork), bit for bit, with its own knobs and
+// run log; from now on every step advances both.
+func (m *Model) forkHere() tea.Cmd {
+	switch {
+	case m.other != nil:
+		m.logf(true, "already forked (branch %s and %s): r or R ends the fork", m.branchName, m.other.name)
+		return nil
+	case m.act != idle:
+		m.logf(true, "fork once the work in flight is done")
+		return nil
+	}
+	var log *sim.RunLog
+	if p := m.LogPath(); p != "" {
+		var err error
+		if log, err = sim.OpenRunLog(forkLogPath(p, "B", len(m.reports))); err != nil {
+			m.logf(true, "fork: %v", err)
+			return nil
+		}
+	}
+	h := m.header
+	b, err := json.Marshal(h)
+	if err == nil {
+		m.engine.SetMeta(sim.Meta{Header: b})
+		var fe *sim.Engine
+		if fe, err = m.engine.Fork(log); err == nil {
+			m.other = &branch{name: "B", engine: fe, header: h, reports: slices.Clone(m.reports),
+				controls: slices.Clone(m.controls), knobs: m.knobs, lastKnobs: m.lastKnobs}
+			m.branchName = "A"
+			m.logf(false, "forked at round %d: branch B is A's state bit for bit, with its own knobs; b switches the branch the keys act on; steps advance both%s",
+				len(m.reports), logNote(log))
+			return nil
+		}
+	}
+	if log != nil {
+		log.Close()
+	}
+	m.logf(true, "fork: %v", err)
+	return nil
+}
+
+// logNote says where a fork's run log is.
+func logNote(l *sim.RunLog) string {
+	if l == nil {
+		return ""
+	}
+	return "; B's run log: " + l.Path()
+}
+
+// swapBranch makes the other branch the one the console works on.
+func (m *Model) swapBranch() {
+	if m.other == nil {
+		m.logf(true, "no fork: f forks the run at this round")
+		return
+	}
+	if m.act != idle || len(m.queued) > 0 {
+		m.logf(true, "switch branches once the round in flight is done")
+		return
+	}
+	o := m.other
+	m.other = &branch{name: m.branchName, engine: m.engine, header: m.header, reports: m.reports,
+		controls: m.controls, knobs: m.knobs, lastKnobs: m.lastKnobs}
+	m.engine, m.header, m.reports, m.controls, m.knobs, m.lastKnobs = o.engine, o.header, o.reports, o.controls, o.knobs, o.lastKnobs
+	m.branchName = o.name
+	m.wantViews()
+	m.reorder()
+	m.logf(false, "keys act on branch %s (heat map and bars show it, the chart both)", m.branchName)
+}
+
+// endFork closes the fork: the branch not shown is dropped, its run log
+// ended with its summary.
+func (m *Model) endFork() {
+	o := m.other
+	if o == nil {
+		return
+	}
+	if l := o.engine.Log(); l != nil && o.engine.Round() > 0 {
+		l.Write(summaryLine{Type: "summary", Summary: o.engine.Summary()})
+	}
+	if fl := m.forkLog(); fl != nil {
+		fl.Close()
+	}
+	m.other, m.branchName = nil, ""
+}
+
+// forkLog is the fork's own run log (B's), whichever branch is shown.
+func (m *Model) forkLog() *sim.RunLog {
+	if m.other == nil {
+		return nil
+	}
+	if m.branchName == "B" {
+		return m.engine.Log()
+	}
+	return m.other.engine.Log()
+}
+
+// otherDone takes the other branch's round (stepped after the shown
+// one's): it is recorded, or, when it failed, the branch rolls back and
+// the log says so.
+func (m *Model) otherDone(rep *sim.RoundReport, err error) {
+	o := m.other
+	if o == nil {
+		return
+	}
+	if err != nil {
+		m.logf(true, "branch %s: round %d failed: %v", o.name, len(o.reports)+1, err)
+		if _, _, rerr := o.engine.Rollback(context.Background()); rerr != nil {
+			m.logf(true, "branch %s cannot roll back (%v): r or R ends the fork", o.name, rerr)
+		} else {
+			m.logf(false, "branch %s rolled back to round %d; it is a round behind until b, a knob and n", o.name, len(o.reports))
+		}
+		return
+	}
+	if rep != nil {
+		o.reports = append(o.reports, rep)
+		o.lastKnobs = o.knobs
+	}
+}
+
+// forkRuns returns the runs of both branches for an export, A first.
+func (m *Model) forkRuns() (a, b *export.Run) {
+	a = m.snapshot()
+	b = &export.Run{Header: m.other.header, Reports: slices.Clone(m.other.reports), Controls: slices.Clone(m.other.controls), Groups: m.groups}
+	if m.branchName == "B" {
+		a, b = b, a
+	}
+	return a, b
+}
+
+// writeFork writes a fork's export: each branch's into dir/A and dir/B
+// (export.Write), and compare.png, the two branches' mean test and
+// validation accuracy over the rounds in one figure.
+func writeFork(dir string, a, b *export.Run) ([]string, error) {
+	var files []string
+	for _, r := range []struct {
+		name string
+		run  *export.Run
+	}{{"A", a}, {"B", b}} {
+		fs, err := export.Write(filepath.Join(dir, r.name), r.run)
+		if err != nil {
+			return files, err
+		}
+		files = append(files, fs...)
+	}
+	series := func(name string, r *export.Run, val bool) export.Series {
+		s := export.Series{Name: name}
+		for _, rep := range r.Reports {
+			v := rep.MeanTest
+			if val {
+				v = rep.MeanVal
+			}
+			s.Mean = append(s.Mean, v)
+			s.Std = append(s.Std, 0)
+		}
+		return s
+	}
+	path := filepath.Join(dir, "compare.png")
+	err := export.WriteFileAtomic(path, func(w io.Writer) error {
+		return export.WriteBands(w, "branches A and B (forked at round "+fmt.Sprint(forkRound(a, b))+")", "round", "mean accuracy (%)",
+			[]export.Series{series("A test", a, false), series("B test", b, false), series("A val", a, true), series("B val", b, true)})
+	})
+	if err != nil {
+		return files, err
+	}
+	return append(files, path), nil
+}
+
+// forkRound is the last round the two branches share (equal reports).
+func forkRound(a, b *export.Run) int {
+	n := 0
+	for n < len(a.Reports) && n < len(b.Reports) && a.Reports[n] == b.Reports[n] {
+		n++
+	}
+	return n
+}
