@@ -102,6 +102,23 @@ func (c *CSR) mulDense(dst, b *mat.Dense) {
 	}
 }
 
+// mulTransAdd adds c^T * b to dst (dst c.Cols x m, b c.Rows x m): row j
+// of dst gains c_ij times row i of b for every entry of column j of c, in
+// the order of i and, within row i, of the entries, explicit zeros
+// included, each product and each sum rounded (vec.RowSumsAt), as from a
+// loop over the rows of c that adds each entry's scaled row in turn.
+func (c *CSR) mulTransAdd(dst, b *mat.Dense) {
+	d, br := dst.RawMatrix(), b.RawMatrix()
+	bt := getTerms()
+	defer putTerms(bt)
+	bt.csrColumns(c, br.Stride)
+	off := bt.offsets(len(bt.cols))
+	for q, j := range bt.cols {
+		off[q] = j * d.Stride
+	}
+	vec.RowSumsAt(d.Data, off, d.Cols, br.Data, bt.t, bt.n, false)
+}
+
 // Features holds a node feature matrix: exactly one of Sparse and Dense
 // is non-nil. Sparse suits bag-of-words features (first layer); Dense
 // suits hidden activations and random proxy-graph features.

@@ -29,6 +29,12 @@ type Linear struct {
 	Mask    *Param // nil for a plain layer
 	Bias    *Param
 
+	// GradOnlyNonzero makes Backward compute the input gradient only
+	// where the input is non-zero, leaving zero elsewhere. It is exact
+	// when the input is the output of a ReLU (or of dropout after a
+	// ReLU), whose backward zeroes those entries anyway.
+	GradOnlyNonzero bool
+
 	x      *mat.Dense
 	pruned bool
 	weff   buffer
@@ -92,7 +98,11 @@ func (l *Linear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	}
 	n, _ := dOut.Dims()
 	dx := l.dx.get(n, l.In)
-	mulTransB(dx, dOut, l.lastEffective(), nil)
+	var pattern *mat.Dense
+	if l.GradOnlyNonzero {
+		pattern = l.x
+	}
+	mulTransB(dx, dOut, l.lastEffective(), pattern)
 	return dx
 }
 

@@ -56,6 +56,7 @@ func newFGen(latent, hidden1, hidden2, width int, dropout float64, rng *rand.Ran
 		Out: NewSlotLinear("fgen.out", hidden2, MaxPred, width, rng),
 	}
 	f.Out.GradOnlyNonzero = true
+	f.FC2.GradOnlyNonzero = true // its input comes out of relu1
 	f.drop.P = dropout
 	return f
 }
@@ -74,7 +75,7 @@ func (f *FGen) Params() []*Param {
 func (f *FGen) Replica() *FGen {
 	g := &FGen{
 		FC1: &Linear{In: f.FC1.In, Out: f.FC1.Out, Weight: f.FC1.Weight, Bias: f.FC1.Bias},
-		FC2: &Linear{In: f.FC2.In, Out: f.FC2.Out, Weight: f.FC2.Weight, Bias: f.FC2.Bias},
+		FC2: &Linear{In: f.FC2.In, Out: f.FC2.Out, Weight: f.FC2.Weight, Bias: f.FC2.Bias, GradOnlyNonzero: f.FC2.GradOnlyNonzero},
 		Out: &SlotLinear{In: f.Out.In, Slots: f.Out.Slots, Width: f.Out.Width, W: f.Out.W, Bias: f.Out.Bias,
 			GradOnlyNonzero: true, grad: f.Out.grad},
 	}

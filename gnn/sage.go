@@ -137,18 +137,10 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 	pr, pn := l.pr.get(n, l.Out), l.pn.get(n, l.Out)
 	wr, wn := l.Root.Matrix(), l.Neigh.Matrix()
 	if s := x.Sparse; s != nil {
-		rr, nr := pr.RawMatrix(), pn.RawMatrix()
-		for i := 0; i < n0; i++ {
-			a := rr.Data[i*rr.Stride : i*rr.Stride+l.Out]
-			b := nr.Data[i*nr.Stride : i*nr.Stride+l.Out]
-			clear(a)
-			clear(b)
-			for k := s.Indptr[i]; k < s.Indptr[i+1]; k++ {
-				j, v := s.Indices[k], s.Values[k]
-				axpy(a, v, l.Root.Value[j*l.Out:(j+1)*l.Out])
-				axpy(b, v, l.Neigh.Value[j*l.Out:(j+1)*l.Out])
-			}
-		}
+		// Row i is summed from +0 over the entries of row i of x in
+		// order, explicit zeros included.
+		s.mulDense(sageRows(pr, 0, n0), wr)
+		s.mulDense(sageRows(pn, 0, n0), wn)
 	} else {
 		mulSkip(sageRows(pr, 0, n0), x.Dense, wr)
 		mulSkip(sageRows(pn, 0, n0), x.Dense, wn)
@@ -175,16 +167,11 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra 
 	l.adj.ApplyT(dpn, dOut)
 	gr, gn := l.Root.GradMatrix(), l.Neigh.GradMatrix()
 	if s := l.x.Sparse; s != nil {
-		dr, nr := dOut.RawMatrix(), dpn.RawMatrix()
-		for i := 0; i < n0; i++ {
-			a := dr.Data[i*dr.Stride : i*dr.Stride+l.Out]
-			b := nr.Data[i*nr.Stride : i*nr.Stride+l.Out]
-			for k := s.Indptr[i]; k < s.Indptr[i+1]; k++ {
-				j, v := s.Indices[k], s.Values[k]
-				axpy(l.Root.Grad[j*l.Out:(j+1)*l.Out], v, a)
-				axpy(l.Neigh.Grad[j*l.Out:(j+1)*l.Out], v, b)
-			}
-		}
+		// Row j of each gradient gains x_ij times row i of dOut (dpn)
+		// for the entries of column j of x, in the order of i and then
+		// of the entries of row i, explicit zeros included.
+		s.mulTransAdd(gr, sageRows(dOut, 0, n0))
+		s.mulTransAdd(gn, sageRows(dpn, 0, n0))
 	} else {
 		mulTransAddSkip(gr, l.x.Dense, sageRows(dOut, 0, n0))
 		mulTransAddSkip(gn, l.x.Dense, sageRows(dpn, 0, n0))

@@ -16,15 +16,56 @@ const termRows = 128
 // terms holds the scaled rows (vec.Term) that a block of rows of a
 // product sums, row after row: row r has n[r] terms.
 type terms struct {
-	t   []vec.Term
-	n   []int
-	pos []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
-	wt  []float64   // a transposed factor (transpose)
-	res []float64   // results (out)
-	ys  [][]float64 // rows of a factor (mulTransBPattern)
-	off []int       // offsets of destination rows (offsets)
-	ys2 [][]float64 // kept rows of a factor (kept)
-	idx []int       // their indices (kept)
+	t    []vec.Term
+	n    []int
+	pos  []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
+	wt   []float64   // a transposed factor (transpose)
+	res  []float64   // results (out)
+	ys   [][]float64 // rows of a factor (mulTransBPattern)
+	off  []int       // offsets of destination rows (offsets)
+	ys2  [][]float64 // kept rows of a factor (kept)
+	idx  []int       // their indices (kept)
+	cols []int       // the non-empty columns (csrColumns)
+}
+
+// csrColumns sets the terms of the rows of c^T that have any: b.cols
+// lists the non-empty columns j of c in order, and the row for b.cols[q]
+// has the entries of column j, in the order of their rows and, within a
+// row, of the entries (a stable counting sort), naming the source row at
+// i*stride.
+func (b *terms) csrColumns(c *CSR, stride int) {
+	if cap(b.pos) < c.Cols+1 {
+		b.pos = make([]int, c.Cols+1)
+	}
+	pos := b.pos[:c.Cols+1]
+	clear(pos)
+	for _, j := range c.Indices {
+		pos[j+1]++
+	}
+	b.cols = b.cols[:0]
+	for j := 0; j < c.Cols; j++ {
+		if pos[j+1] > 0 {
+			b.cols = append(b.cols, j)
+		}
+		pos[j+1] += pos[j]
+	}
+	b.reset(len(b.cols), 0)
+	b.n = b.n[:len(b.cols)]
+	for q, j := range b.cols {
+		b.n[q] = pos[j+1] - pos[j]
+	}
+	if cap(b.t) < len(c.Indices) {
+		b.t = make([]vec.Term, len(c.Indices))
+	}
+	t := b.t[:len(c.Indices)]
+	for i := 0; i < c.Rows; i++ {
+		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
+			j := c.Indices[k]
+			t[pos[j]] = vec.Term{Off: i * stride, A: c.Values[k]}
+			pos[j]++
+		}
+	}
+	b.t = t
 }
 
 // offsets returns n ints of b's memory for the offsets of rows.
