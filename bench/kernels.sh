@@ -19,7 +19,7 @@ rcount=${ROUND_COUNT:-3}
 export FEDAUX_DATA
 benchstat=${BENCHSTAT:-$(go env GOPATH)/bin/benchstat}
 if [ ! -x "$benchstat" ]; then
-  go install golang.org/x/perf/cmd/benchstat@v0.0.0-20250106171221-62ad9bf0ab2c
+  go install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 fi
 
 work=$(mktemp -d)

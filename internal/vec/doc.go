@@ -1,7 +1,8 @@
 // Package vec holds the float64 vector kernels of the hot loops of a
-// round: scaled sums (the row loops of the dense products and the
-// server's mixing), dot products, elementwise products (masked weights),
-// Adam's update and a check for NaN and infinities.
+// round: scaled sums (the server's mixing, and RowSums, the products of
+// the layers as sums of scaled rows, several rows at a time on strips of
+// columns), dot products, elementwise products (masked weights), Adam's
+// update and a check for NaN and infinities.
 //
 // On amd64 the kernels are Go assembly written as gonum writes its own
 // (gonum.org/v1/gonum/internal/asm/f64), in an AVX2 and an AVX-512
@@ -19,5 +20,7 @@
 // they document (never a fused multiply-add, which rounds once and
 // changes the last digits); square root and division are correctly
 // rounded on every path. Dot keeps the summation order of gonum's amd64
-// DotUnitary, so replacing floats.Dot by it changes no digit.
+// DotUnitary, so replacing floats.Dot by it changes no digit. RowSums
+// gives every element the sequence of roundings of AddScaledN, however
+// its rows and columns are blocked (docs/performance.md).
 package vec
