@@ -21,7 +21,7 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	nonMembers := f.fs.String("nonmembers", "test", "non-members the report sets beside the paper's AUCs: test (a sample of the client's test nodes) or other (of other clients' nodes); every run computes both")
 	render := f.fs.Bool("render", false, "only write privacy.md from the results in -out")
 	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
-	f.fs.Lookup("seed").DefValue = "0" // the spec's seeds 0-4
+	f.fs.Lookup("seed").DefValue = "0" // the paper's seeds 0-4 (docs/method.md#membership-inference)
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Tests of the GCN depth L = Config.Layers (spec section 12, "Depth x
+// Tests of the GCN depth L = Config.Layers (docs/method.md#hyperparameter-sensitivity, "Depth x
 // width").
 
 // depthCases are the model variants checked at every depth: the plain

@@ -16,7 +16,7 @@ type RemoteNeighbor struct {
 	Degree    float64
 }
 
-// Expansion is FedGNN's graph expansion of one GCN layer (spec section 8b,
+// Expansion is FedGNN's graph expansion of one GCN layer (docs/method.md#fedgnn,
 // FedGNN-NC step 4). Node u of the client's graph has, beside its local
 // neighbours N(u), remote neighbours R(u) whose input embeddings e_r
 // arrive from other clients as constants. The expanded layer computes

@@ -75,7 +75,7 @@ func TestExpansionGradients(t *testing.T) {
 	}
 }
 
-// TestExpansionMatchesFormula compares the expanded layer with the spec's
+// TestExpansionMatchesFormula compares the expanded layer with the paper's
 // sum written out densely:
 //
 //	h2_u = sum_{v in N(u) ∪ {u}} h1_v W2 / sqrt(d_u d_v) + sum_{r in R(u)} e_r W2 / sqrt(d_u d_r) + b2,

@@ -11,7 +11,7 @@ import (
 )
 
 // HardWidth is the kernel width of FedAux_hard's convolutions (padding
-// HardWidth/2 keeps the sequence length), spec section 8.
+// HardWidth/2 keeps the sequence length), docs/method.md#ablations.
 const HardWidth = 5
 
 // Conv1D is a one-dimensional convolution along the rows of an N x In
@@ -116,7 +116,7 @@ func rowRange(m *mat.Dense, lo, hi int) *mat.Dense {
 }
 
 // hardHead is the head of FedAux_hard, ablation (i) of the FedAux paper
-// (spec section 8): instead of the kernel aggregate of Eq. 5,
+// (docs/method.md#ablations): instead of the kernel aggregate of Eq. 5,
 //
 //	pi    = the nodes sorted by their score s (Eq. 2), ascending, ties by index
 //	X_i   = s_pi(i) h_pi(i)                               (each sorted row times its score)

@@ -15,7 +15,7 @@ type Config struct {
 	Hidden     int // d, width of every GCN layer and of the embeddings
 	Classes    int // C
 	// Layers is the GCN depth L: 1, 2 or 3 layers (the first F -> d, the
-	// rest d -> d); 0 means 2, the spec's model.
+	// rest d -> d); 0 means 2, the paper's model.
 	Layers int
 	// Masked gives every layer a personal mask (MaskedGCN); a plain model
 	// (FedAvg's GCN) has none.
@@ -71,8 +71,8 @@ type Input struct {
 	Expand *Expansion
 }
 
-// Model is one client's network (spec section 2), with L = Config.Layers
-// GCN layers (spec section 12, "Depth x width"):
+// Model is one client's network (docs/method.md#the-client-model), with L = Config.Layers
+// GCN layers (docs/method.md#hyperparameter-sensitivity, "Depth x width"):
 //
 //	h_0    = X
 //	h_l    = dropout(relu(conv_l(h_{l-1})))    l = 1..L (conv1 F -> d, the rest d -> d)
@@ -81,7 +81,7 @@ type Input struct {
 //	Z      = kernel aggregate of H by s        Eq. 5 (Kernel only)
 //	logits = cls([H || Z])  or  cls(H)
 //
-// The spec's model has L = 2 (the default): h_1 = dropout(relu(conv1(X))),
+// The paper's model has L = 2 (the default): h_1 = dropout(relu(conv1(X))),
 // H = dropout(relu(conv2(h_1))). Dropout acts in training mode only;
 // evaluation mode also prunes the masks. The classifier with a kernel is
 // computed as H W_h + agg(H W_z) + b, the same function at a fraction of

@@ -10,7 +10,7 @@ import (
 
 // The sizes of FedSage+'s generator (Zhang et al., "Subgraph Federated
 // Learning with Missing Neighbor Generation", NeurIPS 2021; OpenFGL's
-// locsage_plus.py; spec section 8b).
+// locsage_plus.py; docs/method.md#fedsage).
 const (
 	NeighLatent = 128  // z
 	fgenHidden1 = 256  // fGen's first hidden layer
@@ -182,7 +182,7 @@ func (g *NeighGen) DegreesBackward(dn []float64) *mat.Dense {
 
 // Counts returns n~_i = clip(round(n^_i), 0, MaxPred) for the predicted
 // degrees n^ (N x 1): the number of neighbours mended onto each node
-// (FederatedScope rounds, OpenFGL truncates; spec section 8b rounds).
+// (FederatedScope rounds, OpenFGL truncates; docs/method.md#fedsage rounds).
 func Counts(pred *mat.Dense) []int {
 	n, _ := pred.Dims()
 	out := make([]int, n)

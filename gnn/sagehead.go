@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SAGEAPVNet is FedSage+APV's classifier (spec section 12, "Transferability
+// SAGEAPVNet is FedSage+APV's classifier (docs/method.md#the-apv-variants, "Transferability
 // of APV"): FedSage+'s two-layer GraphSAGE (SAGENet) with FedAux's APV head
 // on its hidden layer, the second layer reading [h || z] instead of h:
 //

@@ -47,7 +47,7 @@ func SmoothL1(pred, target []float64, idx []int, scale float64, dPred []float64)
 // generated neighbour is matched to its nearest true one (the first on
 // ties). The reference codes compare a scalar with a row sum here and
 // end up matching roughly the last true neighbour; this takes the true
-// minimum, as spec section 8b asks. rows nil means rows[r] = r.
+// minimum, as docs/method.md#fedsage asks. rows nil means rows[r] = r.
 //
 // When dGen is not nil (gen's shape) scale dL/dgen is added to it.
 func GreedyLoss(gen *mat.Dense, rows []int, target *mat.Dense, pred, truth []int, scale float64, dGen *mat.Dense) float64 {

@@ -34,7 +34,7 @@ func (k FeatureKind) String() string {
 }
 
 // SBMConfig describes a stochastic block model whose blocks are clients
-// (spec section 9). Nodes are split into Clients consecutive blocks of
+// (docs/method.md#the-synthetic-sbm). Nodes are split into Clients consecutive blocks of
 // equal size (the first Nodes mod Clients blocks get one node more);
 // clients are split the same way into Groups consecutive groups. Every
 // pair of nodes in one block of group g is an edge with probability

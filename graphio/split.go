@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// Split fractions of the reference protocol (spec section 4). The
+// Split fractions of the reference protocol (docs/method.md#data-and-splits). The
 // reference computes the test fraction as (1 - train)/2 in float64; for
 // 0.2 and 0.05 that is exactly the float64 0.4 and 0.475.
 const (

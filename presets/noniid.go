@@ -10,7 +10,7 @@ import (
 const exactNonIIDNodes = 5000
 
 // NonIID returns the non-IID degree xi = JSD + MMD of a scenario's clients
-// (spec section 10), exact up to exactNonIIDNodes nodes and on a seeded
+// (docs/method.md#non-iid-degree), exact up to exactNonIIDNodes nodes and on a seeded
 // stratified sample of that many nodes above.
 func NonIID(d *sim.Data) (*graphio.NonIIDStats, error) {
 	n := 0

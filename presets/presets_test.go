@@ -36,7 +36,7 @@ func TestGetUnknownListsPresets(t *testing.T) {
 		}
 	}
 	if c, _ := Get("computer-10"); c.Config().Rounds != 200 || c.Config().Epochs != 2 {
-		t.Errorf("computer-10 schedule %d x %d, want 200 x 2 (spec section 6)", c.Config().Rounds, c.Config().Epochs)
+		t.Errorf("computer-10 schedule %d x %d, want 200 x 2 (docs/method.md#hyperparameters)", c.Config().Rounds, c.Config().Epochs)
 	}
 }
 

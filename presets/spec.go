@@ -496,7 +496,7 @@ func (s *Spec) validatePartition() error {
 	return nil
 }
 
-// Config returns the scenario's run settings: the defaults of spec section
+// Config returns the scenario's run settings: the defaults of docs/method.md#hyperparameters, section
 // 6 with the file's [run] keys applied. Call it on a validated Spec.
 func (s *Spec) Config() sim.Config {
 	c := sim.DefaultConfig()

@@ -344,7 +344,7 @@ func (s *Spec) component(full *graphio.Graph) (*graphio.Graph, []int) {
 }
 
 // partitioned forms the clients of the largest component with a
-// partitioner after drawing the split (spec section 4).
+// partitioner after drawing the split (docs/method.md#data-and-splits).
 func (s *Spec) partitioned(full *graphio.Graph, path, mode string) (*Scenario, error) {
 	part, err := partitioner(mode)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // NewSpec returns the scenario every file starts from: the paper's SBM
-// (spec section 9) with its split, label skew's beta 0.5, the data seed
+// (docs/method.md#the-synthetic-sbm) with its split, label skew's beta 0.5, the data seed
 // 1234, and Gaussian-feature numbers (32 dimensions, noise 0.3, unit
 // class-mean scale) for when features are switched to gaussian.
 func NewSpec() *Spec {

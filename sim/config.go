@@ -50,7 +50,7 @@ type Config struct {
 	GCFLEps1, GCFLEps2 float64
 
 	// GTAMoments, GTAType and GTAEps are FedGTA's number of moments q,
-	// moment type and accept threshold epsilon (spec 8b; see fedGTA); 0
+	// moment type and accept threshold epsilon (docs/method.md#fedgta; see fedGTA); 0
 	// and "" mean the defaults, as in a checkpoint from before FedGTA.
 	GTAMoments int
 	GTAType    MomentType
@@ -59,7 +59,7 @@ type Config struct {
 	// moments, FedGTA's.
 	GTAAccept GTAAccept
 	// FedGNNExpansion turns on FedGNN's graph expansion through the
-	// server; off, FedGNN is FedAvg with LDP (spec 8b; see fedGNN).
+	// server; off, FedGNN is FedAvg with LDP (docs/method.md#fedgnn; see fedGNN).
 	FedGNNExpansion bool
 	// GenRounds and GenSteps are FedSage+'s generator phase: rounds
 	// 1..GenRounds train NeighGen and the local classifier, GenSteps Adam
@@ -67,7 +67,7 @@ type Config struct {
 	GenRounds, GenSteps int
 }
 
-// DefaultConfig returns the reference hyperparameters of spec section 6.
+// DefaultConfig returns the reference hyperparameters of docs/method.md#hyperparameters.
 func DefaultConfig() Config {
 	return Config{
 		Algo: FedAux, Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,

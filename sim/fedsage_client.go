@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// FedSage+'s loss weights (spec section 8b: a = b = c = 1) and hidden
+// FedSage+'s loss weights (docs/method.md#fedsage: a = b = c = 1) and hidden
 // portion (half the validation nodes).
 const (
 	sageA, sageB, sageC = 1.0, 1.0, 1.0

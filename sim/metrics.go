@@ -46,7 +46,7 @@ func meanRows(m *mat.Dense) []float64 {
 	return out
 }
 
-// Summary is the result of a run as spec section 5 reports it: the mean
+// Summary is the result of a run as docs/method.md#rounds-and-evaluation reports it: the mean
 // test accuracy at the round with the highest mean validation accuracy
 // (the first such round on ties).
 type Summary struct {

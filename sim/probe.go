@@ -11,7 +11,7 @@ import (
 // WantProbe, given to Engine.Want, asks for every client's probe
 // (ClientMetrics.Probe) in the rounds after: what an honest-but-curious
 // server that keeps the client's uploads computes for candidate nodes
-// from the client's model of the round (spec section 12, "Membership
+// from the client's model of the round (docs/method.md#membership-inference, "Membership
 // inference attack"). It is not a matrix: Offered does not list it and
 // WantAll does not include it.
 const WantProbe = "probe"
@@ -20,7 +20,7 @@ const WantProbe = "probe"
 // probe projects node embeddings on (ProbeRow.Projection).
 type Descriptor string
 
-// The descriptors, by what the strategy's clients upload (spec section 12).
+// The descriptors, by what the strategy's clients upload (docs/method.md#membership-inference).
 const (
 	// DescriptorNone: nothing beyond the parameters (FedAvg, FedProx,
 	// FedPer, GCFL); the projection is 0.

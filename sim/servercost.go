@@ -10,7 +10,7 @@ import (
 )
 
 // A ServerStep is one strategy's server similarity step on fixed uploads,
-// as spec section 12 ("Server clustering cost") times it: from all
+// as the paper's server-cost analysis (docs/method.md#server-cost) times it: from all
 // uploads present to the K x K mixing weights or the clusters, the
 // mixing itself excluded. Each call of Run redoes the whole step with the
 // same code the engine runs in a round (serverStep), and returns the same
@@ -209,7 +209,7 @@ func (e *Engine) Models() ([]*gnn.Model, *gnn.Input, error) {
 // classes) for k clients with hidden width hidden: k APVs, k GCFL updates
 // of a plain GCN's shared parameters and k FED-PUB models, all drawn from
 // seed. Server cost depends only on shapes, so these time the steps of a
-// dataset too large to train (spec section 12).
+// dataset too large to train (docs/method.md#server-cost).
 func ShapeUploads(features, classes, hidden, k int, seed uint64) (apvs, dw [][]float64, models []*gnn.Model, err error) {
 	cfg := DefaultConfig()
 	cfg.Hidden = hidden

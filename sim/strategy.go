@@ -92,7 +92,7 @@ var algorithms = map[Algorithm]algorithm{
 	FedGNN: {"FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size", newFedGNN},
 	FedSagePlus: {"FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
 		newFedSagePlus},
-	FedPubAPV: {"FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (spec 12; FedAux's algorithm)",
+	FedPubAPV: {"FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
 		newFedPubAPV},
 	FedGTAAPV: {"FedGTA+APV: GCN + APV head; client k mixes its accept set (-gta_accept) weighted by confidence * exp(alpha * APV cosine)",
 		newFedGTAAPV},

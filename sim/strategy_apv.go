@@ -6,7 +6,7 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 )
 
-// The APV transferability variants (spec section 12, "Transferability of
+// The APV transferability variants (docs/method.md#the-apv-variants, "Transferability of
 // APV"): FED-PUB, FedGTA and FedSage+, each with FedAux's APV head on its
 // client model (a in R^d, sigma the run's, the kernel aggregate z of the
 // embeddings h, the classifier on [h || z]) and the APV cosine in its
@@ -77,7 +77,7 @@ func (c *Config) gtaAccept() GTAAccept {
 //
 // The result is FedAux's algorithm, whose client is FED-PUB's MaskedGCN
 // with the APV head and whose server is FED-PUB's with the APV in place
-// of the proxy graph (spec sections 2 and 3): a fedpub_apv run equals a
+// of the proxy graph (docs/method.md#the-client-model and docs/method.md#server-aggregation): a fedpub_apv run equals a
 // fedaux run at -sim apv -apv_mix on, bit for bit
 // (TestFedPubAPVIsFedAux). It is kept as a name of its own for the
 // transfer table.

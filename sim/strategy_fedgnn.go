@@ -7,7 +7,7 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 )
 
-// FedGNN's constants (spec 8b; FedPerGNN's const.py: CLIP 0.1, EPS 1,
+// FedGNN's constants (docs/method.md#fedgnn; FedPerGNN's const.py: CLIP 0.1, EPS 1,
 // NEIGHBOR_LEN 100).
 const (
 	ldpClip   = 0.1 // delta: L2 bound of each parameter tensor's gradient
@@ -18,7 +18,7 @@ const (
 // fedGNN is FedGNN (Wu et al., "A federated graph neural network
 // framework for privacy-preserving personalization", Nature
 // Communications 2022) carried over to subgraph node classification
-// (FedGNN-NC, spec 8b; every step below is the spec's inference, no
+// (FedGNN-NC, docs/method.md#fedgnn; every step below is our inference, no
 // public implementation exists for this task).
 //
 // Expansion. Before each round every client computes its first-layer

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// FedGTA's settings (spec 8b). The defaults are OpenFGL's
+// FedGTA's settings (docs/method.md#fedgta). The defaults are OpenFGL's
 // (fedgta_config.py: num_moments 10, moment_type hybrid, accept_alpha
 // 0.5), used for Amazon-Computer, Amazon-Photo and ogbn-arxiv; the
 // Cora, CiteSeer and PubMed presets set the authors' tuned values
@@ -55,7 +55,7 @@ func (t *MomentType) UnmarshalText(b []byte) error { return unmarshalName(t, b, 
 
 // fedGTA is FedGTA (Li et al., "FedGTA: Topology-aware Averaging for
 // Federated Graph Learning", VLDB 2024) on the protocol's plain GCN, as
-// spec 8b states it after the authors' code (xkLi-Allen/FedGTA).
+// docs/method.md#fedgta states it after the authors' code (xkLi-Allen/FedGTA).
 //
 // After local training each client k takes its evaluation-mode
 // predictions Yhat = softmax(logits), propagates them on its graph with

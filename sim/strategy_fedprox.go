@@ -13,7 +13,7 @@ const defaultMu = 0.01
 //
 // The proximal gradient mu (theta - theta_global) vanishes at the first
 // local step of a round, where theta = theta_global. With one local epoch
-// (one full-batch step) per round, the spec's schedule for Cora, CiteSeer
+// (one full-batch step) per round, the paper's schedule for Cora, CiteSeer
 // and PubMed, FedProx is therefore FedAvg bit for bit whatever mu; it
 // differs from the second local step on (Amazon: 2 epochs).
 type fedProx struct {

@@ -7,7 +7,7 @@ import "github.com/fedaux/fedaux/gnn"
 const defaultTau = 3
 
 // fedPub is FED-PUB (Baek et al., "Personalized Subgraph Federated
-// Learning", ICML 2023) as spec section 8 describes it: clients train a
+// Learning", ICML 2023) as docs/method.md#fed-pub describes it: clients train a
 // MaskedGCN without kernel; each embeds the server's random proxy graph
 // with its trained model (conv2 before ReLU, evaluation mode) and
 // mean-pools it into a functional embedding (see proxyGraph and
@@ -17,7 +17,7 @@ const defaultTau = 3
 //
 // self included (models/fedpub/server.py), and masks stay local. The
 // reference client also adds an L1 penalty on the masks and a proximal
-// term (--l1, --loc-l2); the spec leaves both out, and so does this.
+// term (--l1, --loc-l2); the paper leaves both out, and so does this.
 type fedPub struct{ tau float64 }
 
 func (fedPub) Name() Algorithm          { return "fedpub" }

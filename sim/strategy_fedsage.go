@@ -9,7 +9,7 @@ import (
 )
 
 // defaultGenRounds is FedSage+'s generator phase in OpenFGL
-// (fedsage_plus_config.py, gen_rounds = 10), which spec section 8b adopts.
+// (fedsage_plus_config.py, gen_rounds = 10), which docs/method.md#fedsage adopts.
 const defaultGenRounds = 10
 
 // The phases of FedSage+, as RoundReport.Phase names them.
@@ -24,7 +24,7 @@ func init() {
 }
 
 // fedSagePlus is FedSage+ (Zhang et al., "Subgraph Federated Learning
-// with Missing Neighbor Generation", NeurIPS 2021) as spec section 8b
+// with Missing Neighbor Generation", NeurIPS 2021) as docs/method.md#fedsage
 // decides it for fedaux, following OpenFGL within the protocol's budget:
 //
 //   - Rounds 1..GenRounds ("neighgen"): every client hides half of its

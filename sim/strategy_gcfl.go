@@ -21,7 +21,7 @@ const (
 	gcflMinSplit    = 3  // smallest cluster that may split
 )
 
-// gcfl is GCFL (spec section 8) on a plain GCN. Clients report their
+// gcfl is GCFL (docs/method.md#gcfl) on a plain GCN. Clients report their
 // update dW = theta_end - theta_start (the SourceUpdate signature). After
 // every round, each cluster C with
 //
@@ -31,7 +31,7 @@ const (
 // minimum cut of the complete graph on C weighted by cos(dW_k, dW_l) + 1
 // (GCFL's pairwise_angles; Stoer-Wagner, as its server.min_cut). Every
 // client then starts the next round from the unweighted mean of its
-// cluster (the spec's average; the reference code weights by training
+// cluster (the paper's average; the reference code weights by training
 // set size). All parameters are shared within a cluster.
 //
 // The clusters persist across rounds: a gcfl value belongs to one engine.

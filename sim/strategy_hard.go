@@ -2,7 +2,7 @@ package sim
 
 import "github.com/fedaux/fedaux/gnn"
 
-// fedAuxHard is ablation (i) of the FedAux paper (spec section 8): the
+// fedAuxHard is ablation (i) of the FedAux paper (docs/method.md#ablations): the
 // FedAux client and server, with the kernel aggregate replaced by a hard
 // sort of the nodes by their APV score followed by two 1-D convolutions
 // (see gnn.Config.Hard).

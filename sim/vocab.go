@@ -6,7 +6,7 @@ import (
 )
 
 // Algorithm names a federated algorithm: a client model and a server
-// strategy (see Algorithms and DescribeAlgorithm; spec section 8).
+// strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
 // The algorithms.
@@ -20,13 +20,13 @@ const (
 	FedPer     Algorithm = "fedper"
 	GCFL       Algorithm = "gcfl"
 	FedPub     Algorithm = "fedpub"
-	FedGNN     Algorithm = "fedgnn" // spec 8b: FedGNN-NC, graph expansion through the server + LDP, FedAvg
-	FedGTA     Algorithm = "fedgta" // spec 8b: label-propagation moments, personalised by accept set and confidence
-	// FedSagePlus is FedSage+ (spec section 8b): NeighGen rounds, then
+	FedGNN     Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
+	FedGTA     Algorithm = "fedgta" // docs/method.md#fedgta: label-propagation moments, personalised by accept set and confidence
+	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then
 	// FedAvg of a GraphSAGE classifier on the mended graphs.
 	FedSagePlus Algorithm = "fedsage_plus"
 
-	// The APV transferability variants (spec section 12): each baseline
+	// The APV transferability variants (docs/method.md#the-apv-variants): each baseline
 	// with FedAux's APV head on its client model and the APV similarity
 	// in its server's weights.
 	FedPubAPV  Algorithm = "fedpub_apv"  // FED-PUB+APV: FED-PUB's client + APV head; softmax(alpha * APV cosine) instead of the proxy graph
@@ -101,7 +101,7 @@ const (
 	KernelAuto Kernel = "auto"
 	// KernelDense forms the N x N kernel: O(N^2 d).
 	KernelDense Kernel = "dense"
-	// KernelFast is the linear-time fast Gauss transform (spec section 11).
+	// KernelFast is the linear-time fast Gauss transform (docs/method.md#cost-and-the-fast-gauss-transform).
 	KernelFast Kernel = "fast"
 )
 

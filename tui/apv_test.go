@@ -9,7 +9,7 @@ import (
 	"github.com/fedaux/fedaux/sim"
 )
 
-// TestAPVVariantsOnScreen runs two rounds of each APV variant (spec 12)
+// TestAPVVariantsOnScreen runs two rounds of each APV variant (docs/method.md#the-apv-variants)
 // in the console: the header names it, the heat map offers the APV view,
 // marked as the similarity the weights come from, and the weights
 // (FedGTA+APV also its moments view), and an export completes the last
