@@ -68,7 +68,7 @@ func costCases(dataDir string, rounds int, seed uint64, progress io.Writer) ([]c
 	if err != nil {
 		return nil, err
 	}
-	tau, features := e.Config().Tau, e.Data().NumFeatures
+	tau, features := e.Config().Options.Float("tau"), e.Data().NumFeatures
 	out = append(out, proxyCase("cora-10", seed, features),
 		costCase{"cora-10", sim.FedPubStep(models, proxy, tau, true)},
 		costCase{"cora-10", sim.FedPubStep(models, proxy, tau, false)})
@@ -94,8 +94,8 @@ func costCases(dataDir string, rounds int, seed uint64, progress io.Writer) ([]c
 		return nil, err
 	}
 	return append(out, costCase{arxivShape, sim.APVStep(apvs, acfg.Alpha)}, proxyCase(arxivShape, seed, 128),
-		costCase{arxivShape, sim.FedPubStep(models, proxy, acfg.Tau, true)},
-		costCase{arxivShape, sim.FedPubStep(models, proxy, acfg.Tau, false)},
+		costCase{arxivShape, sim.FedPubStep(models, proxy, acfg.Options.Float("tau"), true)},
+		costCase{arxivShape, sim.FedPubStep(models, proxy, acfg.Options.Float("tau"), false)},
 		costCase{arxivShape, sim.GCFLStep(dw)}), nil
 }
 

@@ -36,8 +36,10 @@ func BenchmarkRound(b *testing.B) {
 			cfg.Algo, cfg.Seed, cfg.Rounds = c.algo, 42, 1<<30
 			warm := 1
 			if c.algo == sim.FedSagePlus {
-				cfg.GenRounds = 2
-				warm += cfg.GenRounds
+				if err := cfg.Set("gen_rounds", "2"); err != nil {
+					b.Fatal(err)
+				}
+				warm += 2
 			}
 			e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
 			if err != nil {

@@ -20,9 +20,12 @@ import (
 // A checkpoint file is checkpointMagic, the payload's length (8 bytes, big
 // endian), the payload (a gob-encoded Checkpoint) and its SHA-256, so that
 // a truncated or damaged file is recognised before anything is decoded.
+//
+// Format 1 held the methods' settings as fields of Config (Mu, Tau, ...);
+// format 2 holds them in Config.Options. Both are read.
 const (
 	checkpointMagic  = "fedaux checkpoint\n"
-	checkpointFormat = 1
+	checkpointFormat = 2
 )
 
 // Meta is what the caller stores in a checkpoint beside the engine's
@@ -60,6 +63,9 @@ type ClientState struct {
 	// Extra is a runner's state beyond these, in its own encoding
 	// (FedSage+'s generator or mended graph); nil for Client.
 	Extra []byte
+	// Hook is the client's ClientHook's MarshalState (see Stateful); nil
+	// without a hook.
+	Hook []byte
 }
 
 // PendingMessage is the server's message to one client for the next round.
@@ -257,8 +263,15 @@ func decodeCheckpoint(b []byte) (*Checkpoint, error) {
 	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(ck); err != nil {
 		return nil, fmt.Errorf("corrupt: %w", err)
 	}
-	if ck.Format != checkpointFormat {
-		return nil, fmt.Errorf("format %d, this fedaux reads format %d", ck.Format, checkpointFormat)
+	switch ck.Format {
+	case checkpointFormat:
+	case 1:
+		if err := readFormat1(payload, &ck.Config); err != nil {
+			return nil, fmt.Errorf("corrupt: %w", err)
+		}
+		ck.Format = checkpointFormat
+	default:
+		return nil, fmt.Errorf("format %d, this fedaux reads formats 1 and %d", ck.Format, checkpointFormat)
 	}
 	return ck, nil
 }

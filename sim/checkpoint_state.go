@@ -21,6 +21,15 @@ func (c *Client) State() (ClientState, error) {
 		return s, fmt.Errorf("client %d: dropout stream: %w", c.ID, err)
 	}
 	s.RNG = b
+	if c.hook != nil {
+		if st, ok := c.hook.(Stateful); ok {
+			if s.Hook, err = st.MarshalState(); err != nil {
+				return s, fmt.Errorf("client %d: %w", c.ID, err)
+			}
+		} else if mayKeepState(c.hook) {
+			return s, fmt.Errorf("client %d: its ClientHook (%T) may keep state across rounds but has no MarshalState/UnmarshalState", c.ID, c.hook)
+		}
+	}
 	return s, nil
 }
 
@@ -45,6 +54,11 @@ func (c *Client) SetState(s ClientState) error {
 	if err := c.pcg.UnmarshalBinary(s.RNG); err != nil {
 		return fmt.Errorf("client %d: dropout stream: %w", c.ID, err)
 	}
+	if st, ok := c.hook.(Stateful); ok {
+		if err := st.UnmarshalState(s.Hook); err != nil {
+			return fmt.Errorf("client %d: hook state: %w", c.ID, err)
+		}
+	}
 	for i, p := range params {
 		copy(p.Value, s.Params[i].Value)
 	}
@@ -63,7 +77,7 @@ func (c *Client) sharedLen() int {
 // mayKeepState reports whether a strategy could carry state from one
 // round to the next: it is a pointer, or holds a reference (map, slice,
 // pointer, ...). Value strategies of plain fields (their settings) cannot.
-func mayKeepState(st Strategy) bool {
+func mayKeepState(st any) bool {
 	var refs func(t reflect.Type) bool
 	refs = func(t reflect.Type) bool {
 		switch t.Kind() {
@@ -155,7 +169,7 @@ func (h *hasher) flush() {
 // results do not depend on it.
 func DiffConfig(a, b Config) []string {
 	var out []string
-	for _, s := range settings {
+	for _, s := range allSettings() {
 		x, y := s.get(&a), s.get(&b)
 		if x != y {
 			out = append(out, fmt.Sprintf("%s: %s, not %s", s.key, x, y))

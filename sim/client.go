@@ -31,6 +31,10 @@ type Message struct {
 	Alignment bool
 	// Probe, when not nil, asks for the client's probe (Update.Probe).
 	Probe *ProbeRequest
+	// Extra is what the strategy's Broadcast returned for the client
+	// (SCAFFOLD's server control variate); nil when none. The client
+	// reads it only.
+	Extra []float64
 }
 
 // Update is what a client reports after a round: its metrics (the round
@@ -48,6 +52,9 @@ type Update struct {
 	// Weight is the client's own aggregation weight when its strategy
 	// asks for one (FedGTA's smoothing confidence); 0 otherwise.
 	Weight float64
+	// Extra is what the client's ClientHook uploads beside its
+	// parameters (SCAFFOLD's control variate change); nil when none.
+	Extra []float64
 }
 
 // A ClientRunner runs one client's part of a round. The in-process Client
@@ -79,6 +86,7 @@ type Client struct {
 	proxy  *gnn.Input // FED-PUB's proxy graph, shared read-only; nil until the functional signature is asked for
 	upBuf  []float64  // the shared parameters of the last update
 	side   ClientSide // what the strategy asks beyond the shared loop
+	hook   ClientHook // the strategy's own code in the client; nil: none
 	start  []float64  // shared parameters at the round's start (when side needs them)
 	cut    *cutTags   // FedGNN: the client's boundary, signed; nil without expansion
 	// apvStart is the APV the client started its last round with.
@@ -97,7 +105,7 @@ type Client struct {
 }
 
 // newClient builds client c with a model whose parameters are copied from init.
-func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
+func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
 	model, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
@@ -128,6 +136,9 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 	}
 	if cl.side.Expansion {
 		cl.cut = signCut(c, cfg.Seed)
+	}
+	if h, ok := st.(ClientHooker); ok {
+		cl.hook = h.ClientHook(index)
 	}
 	if apv := init.Param("apv"); apv != nil {
 		cl.apvInit = slices.Clone(apv.Value)
@@ -175,6 +186,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if c.side.needsStart() {
 		c.start = flattenInto(c.start, c.shared)
 	}
+	if c.hook != nil {
+		if err := c.hook.Start(msg, c.shared); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
+	}
 	var loss float64
 	for e := 0; e < c.epochs; e++ {
 		if err := ctx.Err(); err != nil {
@@ -189,6 +205,9 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		c.model.Backward(c.dl)
 		if c.side.ProxMu > 0 {
 			proximal(c.shared, c.start, c.side.ProxMu) // FedProx; TrainLoss stays the cross-entropy
+		}
+		if c.hook != nil {
+			c.hook.Gradient(c.shared)
 		}
 		if err := c.checkEpoch(msg.Round, e+1, loss); err != nil {
 			return nil, err
@@ -230,6 +249,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	}
 	if c.side.Update {
 		up.Signatures[SourceUpdate] = difference(up.Shared, c.start)
+	}
+	if c.hook != nil {
+		if err := c.hook.Finish(up, c.shared); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
 	}
 	for i, v := range up.Shared {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

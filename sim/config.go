@@ -38,33 +38,10 @@ type Config struct {
 	// this target effective number of partners per client.
 	Partners float64
 
-	// Mu is FedProx's proximal coefficient: clients minimise the loss plus
-	// (Mu/2)||theta - theta_global||^2 (Li et al., MLSys 2020, Eq. 2).
-	Mu float64
-	// Tau is FED-PUB's server temperature: w_kl proportional to
-	// exp(Tau * cos(functional embeddings)) (Baek et al., ICML 2023).
-	Tau float64
-	// GCFLEps1 and GCFLEps2 are GCFL's split thresholds: a cluster splits
-	// when the norm of its mean update is below GCFLEps1 and its largest
-	// update norm above GCFLEps2 (Xie et al., NeurIPS 2021, Sec. 4).
-	GCFLEps1, GCFLEps2 float64
-
-	// GTAMoments, GTAType and GTAEps are FedGTA's number of moments q,
-	// moment type and accept threshold epsilon (docs/method.md#fedgta; see fedGTA); 0
-	// and "" mean the defaults, as in a checkpoint from before FedGTA.
-	GTAMoments int
-	GTAType    MomentType
-	GTAEps     float64
-	// GTAAccept is FedGTA+APV's accept set (see GTAAccept); "" means
-	// moments, FedGTA's.
-	GTAAccept GTAAccept
-	// FedGNNExpansion turns on FedGNN's graph expansion through the
-	// server; off, FedGNN is FedAvg with LDP (docs/method.md#fedgnn; see fedGNN).
-	FedGNNExpansion bool
-	// GenRounds and GenSteps are FedSage+'s generator phase: rounds
-	// 1..GenRounds train NeighGen and the local classifier, GenSteps Adam
-	// steps each; later rounds run FedAvg on the mended graphs.
-	GenRounds, GenSteps int
+	// Options holds the values of the methods' own settings
+	// (Method.Settings: FedProx's mu, GCFL's eps1 and eps2, ...), set with
+	// Set and read with Options.Float, Options.Int and the like.
+	Options Options
 }
 
 // DefaultConfig returns the reference hyperparameters of docs/method.md#hyperparameters.
@@ -74,9 +51,6 @@ func DefaultConfig() Config {
 		LR: 0.01, WD: 1e-6, Dropout: 0.5, Alpha: 10, Sigma: 1,
 		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,
-		Mu: defaultMu, Tau: defaultTau, GCFLEps1: defaultGCFLEps1, GCFLEps2: defaultGCFLEps2,
-		GTAMoments: defaultGTAMoments, GTAType: defaultGTAType, GTAEps: defaultGTAEps, FedGNNExpansion: true,
-		GenRounds: defaultGenRounds, GenSteps: 1,
 	}
 }
 
@@ -117,25 +91,8 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	for _, v := range []struct {
-		key string
-		v   float64
-	}{{"mu", c.Mu}, {"tau", c.Tau}, {"eps1", c.GCFLEps1}, {"eps2", c.GCFLEps2}} {
-		if err := checkRange(v.key, v.v, 0, false); err != nil {
-			return err
-		}
-	}
-	if err := c.validateGTA(); err != nil {
+	if err := c.validateOptions(); err != nil {
 		return err
-	}
-	if c.isSage() && c.layers() != 2 {
-		return &SettingError{"layers", strconv.Itoa(c.Layers), "2 (" + string(c.Algo) + "'s GraphSAGE networks have two layers)"}
-	}
-	if c.GenRounds < 0 {
-		return &SettingError{"gen_rounds", strconv.Itoa(c.GenRounds), ">= 0"}
-	}
-	if c.GenSteps < 1 && c.isSage() {
-		return &SettingError{"gen_steps", strconv.Itoa(c.GenSteps), ">= 1"}
 	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err
@@ -144,12 +101,32 @@ func (c *Config) Validate() error {
 	return err
 }
 
-// isSage reports whether the algorithm is FedSage+ or FedSage+APV, whose
-// clients are sageClients.
-func (c *Config) isSage() bool { return c.Algo == FedSagePlus || c.Algo == FedSageAPV }
+// validateOptions checks the range of every method setting c sets, then
+// the method's Check.
+func (c *Config) validateOptions() error {
+	for _, s := range allSettings()[len(settings):] {
+		if s.check == nil {
+			continue
+		}
+		if _, set := c.Options.m[s.key]; !set {
+			continue
+		}
+		v := s.get(c)
+		if want := s.check(v); want != "" {
+			return &SettingError{s.key, v, want}
+		}
+	}
+	if m, ok := LookupMethod(c.Algo); ok && m.Check != nil {
+		return m.Check(c)
+	}
+	return nil
+}
 
 // maxLayers is the deepest GCN a Config may ask for.
 const maxLayers = 3
+
+// NumLayers returns the number of GCN layers L (Layers; 0 means 2).
+func (c *Config) NumLayers() int { return c.layers() }
 
 // layers returns the number of GCN layers (0 means 2).
 func (c *Config) layers() int {

@@ -144,7 +144,10 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := ValidateKnob("partners", cfg.Partners, len(data.Clients)); err != nil {
 		return nil, fmt.Errorf("-partners: %w", err)
 	}
-	st, _ := newStrategy(&cfg)
+	st, err := newStrategy(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	mcfg := gnn.Config{
 		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
 		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout,
@@ -155,8 +158,8 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
-	if b, ok := st.(runnerBuilder); ok { // clients of its own (FedSage+)
-		if e.runners, err = b.buildRunners(&cfg, data); err != nil {
+	if b, ok := st.(RunnerBuilder); ok { // clients of its own (FedSage+)
+		if e.runners, err = b.BuildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
 		return e, nil
@@ -168,7 +171,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	for range cap(scratch) {
 		scratch <- new(gnn.Scratch)
 	}
-	for _, c := range data.Clients {
+	for i, c := range data.Clients {
 		// Refused here rather than at the first forward pass, naming the
 		// client; only models with the kernel head build a kernel.
 		usesKernel := mcfg.Kernel && !mcfg.Hard
@@ -178,7 +181,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		}
 		ccfg := mcfg
 		ccfg.Gauss = chooseGauss(cfg.Kernel, c.Graph.N(), inner)
-		cl, err := newClient(c, ccfg, init, st, &cfg)
+		cl, err := newClient(c, i, ccfg, init, st, &cfg)
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
@@ -286,7 +289,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
 	}
-	all, err := e.runClients(ctx, round, ask, absent, remote)
+	all, err := e.runClients(ctx, round, ask, absent, remote, e.broadcast(round, absent))
 	if err != nil {
 		e.broken = err
 		return nil, fmt.Errorf("sim: round %d: %w", round, err)
@@ -347,7 +350,7 @@ type roundLine struct {
 // beside their parameters (Message.Signatures, Embedding, Alignment and
 // Probe); remote (nil:
 // none) holds each client's relayed expansion (FedGNN).
-func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent []bool, remote []*Remote) ([]*Update, error) {
+func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent []bool, remote []*Remote, extra [][]float64) ([]*Update, error) {
 	k := len(e.runners)
 	ups := make([]*Update, k)
 	errs := make([]error, k)
@@ -366,6 +369,9 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 				}
 				if remote != nil {
 					msg.Remote = remote[i]
+				}
+				if extra != nil {
+					msg.Extra = extra[i]
 				}
 				ups[i], errs[i] = e.runRound(ctx, i, msg)
 				if e.OnProgress != nil {
@@ -397,6 +403,23 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 		}
 	}
 	return ups, nil
+}
+
+// broadcast returns each client's Message.Extra for the round (nil when
+// the strategy is no Broadcaster), asking in client order; absent clients
+// are not asked.
+func (e *Engine) broadcast(round int, absent []bool) [][]float64 {
+	b, ok := e.strategy.(Broadcaster)
+	if !ok {
+		return nil
+	}
+	out := make([][]float64, len(e.runners))
+	for i := range out {
+		if absent == nil || !absent[i] {
+			out[i] = b.Broadcast(round, i)
+		}
+	}
+	return out
 }
 
 // Run steps until the configured number of rounds is done, calling

@@ -43,11 +43,6 @@ type boundaryRunner interface {
 	Boundary(ctx context.Context, msg *Message) (*Boundary, error)
 }
 
-// relayer is a strategy whose server relays boundary embeddings (fedGNN).
-type relayer interface {
-	Relay(bs []*Boundary) []*Remote
-}
-
 // cutTags is a FedGNN client's boundary, signed: what it sends and asks
 // for, kept from the start.
 type cutTags struct {
@@ -168,7 +163,7 @@ func (c *Client) expand(r *Remote) error {
 // nil at once for a strategy without expansion. A client unavailable
 // (ErrUnavailable) sends nothing.
 func (e *Engine) exchange(ctx context.Context, round int, absent []bool) ([]*Remote, error) {
-	rel, ok := e.strategy.(relayer)
+	rel, ok := e.strategy.(Relayer)
 	if !ok || !clientSide(e.strategy).Expansion {
 		return nil, nil
 	}

@@ -62,13 +62,6 @@ type FaultHooks struct {
 	Corrupt func(round, client, epoch int, loss *float64, params []*gnn.Param)
 }
 
-// partialMixer is implemented by a stateful strategy whose Mix accepts the
-// updates of a subset of the clients (identified by Update.ID), as rounds
-// that some clients miss give it. Stateless strategies always do.
-type partialMixer interface {
-	MixesPartialRounds() bool
-}
-
 // SetFaults sets the simulated client faults. Call it before the first
 // round: the dropout probability is part of a run's settings, recorded in
 // its checkpoints and run line.
@@ -77,7 +70,7 @@ func (e *Engine) SetFaults(f Faults) error {
 		return fmt.Errorf("-dropout: %v, want a client dropout probability 0 <= p < 1", f.Dropout)
 	}
 	absences := f.Dropout > 0 || (f.Hooks != nil && (f.Hooks.Absent != nil || f.Hooks.Fail != nil))
-	if pm, ok := e.strategy.(partialMixer); absences && mayKeepState(e.strategy) && (!ok || !pm.MixesPartialRounds()) {
+	if pm, ok := e.strategy.(PartialMixer); absences && mayKeepState(e.strategy) && (!ok || !pm.MixesPartialRounds()) {
 		return fmt.Errorf("-dropout: strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.strategy.Name())
 	}
 	e.faults = f

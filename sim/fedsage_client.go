@@ -112,7 +112,7 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 	src := rand.NewPCG(cfg.Seed, streamKey("fedsage", c.ID))
 	sc := &sageClient{
 		ID: c.ID, data: c, metric: data.Metric, relay: relay, clients: len(data.Clients), epochs: cfg.Epochs,
-		genRounds: cfg.GenRounds, genSteps: max(cfg.GenSteps, 1), feat: data.NumFeatures,
+		genRounds: cfg.Options.Int("gen_rounds"), genSteps: max(cfg.Options.Int("gen_steps"), 1), feat: data.NumFeatures,
 		full:   sageGraph{adj: mean, x: features(g), labels: g.Labels},
 		labels: g.Labels, edges: adj.NNZ() > 0,
 		rng: rand.New(src), pcg: src,
@@ -129,7 +129,7 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 		sc.apvInit = slices.Clone(sc.head.Score.APV.Value)
 	}
 	sc.opt = gnn.NewAdam(sc.cls.Params(), cfg.LR, cfg.WD)
-	if cfg.GenRounds > 0 {
+	if cfg.Options.Int("gen_rounds") > 0 {
 		net := gnn.NewNeighGen(data.NumFeatures, cfg.Hidden, cfg.Dropout, init)
 		sc.gen = &sageGen{net: net, opt: gnn.NewAdam(encoderParams(net), cfg.LR, cfg.WD),
 			fopt: gnn.NewAdam(net.FGen.Params(), cfg.LR, cfg.WD), outOpt: gnn.NewAdam32(len(net.FGen.Out.W), cfg.LR, cfg.WD)}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -16,7 +17,10 @@ import (
 
 func sageConfig(genRounds, rounds int) Config {
 	c := smallConfig(FedSagePlus)
-	c.GenRounds, c.Rounds = genRounds, rounds
+	c.Rounds = rounds
+	if err := c.Set("gen_rounds", strconv.Itoa(genRounds)); err != nil {
+		panic(err)
+	}
 	return c
 }
 

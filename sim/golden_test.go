@@ -38,7 +38,8 @@ var goldenReports = map[Algorithm]string{
 func reportDigest(t *testing.T, algo Algorithm) string {
 	t.Helper()
 	c := smallConfig(algo)
-	c.Workers, c.Epochs, c.GenRounds = 2, 2, 2
+	c.Workers, c.Epochs = 2, 2
+	setOpts(t, &c, "gen_rounds", "2")
 	e := runEngine(t, c, smallData(t, 7), WantAll)
 	reps := stripTimes(e.Reports())
 	for i := range reps { // a count added after the digests, checked by TestFedSagePlusPhases

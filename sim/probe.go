@@ -104,7 +104,7 @@ type ProbeRequest struct {
 func (e *Engine) descriptor() Descriptor {
 	side := clientSide(e.strategy)
 	var uses []Source
-	if u, ok := e.strategy.(viewUser); ok {
+	if u, ok := e.strategy.(ViewUser); ok {
 		uses = u.Uses()
 	}
 	switch {

@@ -45,7 +45,7 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, forwards := range []bool{true, false} {
-			step := FedPubStep(models, proxy, c.Tau, forwards)
+			step := FedPubStep(models, proxy, c.Options.Float("tau"), forwards)
 			check(t, e, step.Run())
 			check(t, e, step.Run())
 		}
@@ -54,7 +54,8 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		c := smallConfig(GCFL)
 		// Thresholds that split the cluster of all clients in the round
 		// after the warm-up: the engine's round is then the forced step.
-		c.Rounds, c.GCFLEps1, c.GCFLEps2 = gcflWarmup+1, 1e9, 0
+		c.Rounds = gcflWarmup + 1
+		setOpts(t, &c, "eps1", "1e9", "eps2", "0")
 		e := runEngine(t, c, d)
 		dw, err := e.Uploads(SourceUpdate)
 		if err != nil {

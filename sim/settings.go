@@ -42,6 +42,11 @@ type setting struct {
 	// def, when not "", is a value that Fingerprint leaves out: a setting
 	// added after results were stored, at the value runs had before it.
 	def string
+	// doc describes a method's setting (Setting.Doc); the shared
+	// settings' are in docs.
+	doc string
+	// check is a method's setting's range check (Setting.Check).
+	check func(string) string
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -88,7 +93,8 @@ var settings = []setting{
 	floatSetting("lr", func(c *Config) *float64 { return &c.LR }),
 	floatSetting("wd", func(c *Config) *float64 { return &c.WD }),
 	floatSetting("dropout", func(c *Config) *float64 { return &c.Dropout }),
-	withAlgos(floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), FedAux, FedAuxHard, FedPubAPV, FedGTAAPV, FedSageAPV),
+	floatSetting("alpha", func(c *Config) *float64 { return &c.Alpha }), // read by the methods that Use it
+
 	floatSetting("sigma", func(c *Config) *float64 { return &c.Sigma }),
 	{key: "score", get: func(c *Config) string { return c.Score.String() },
 		set: func(c *Config, s string) error {
@@ -124,33 +130,56 @@ var settings = []setting{
 			}
 			return nil
 		}},
-	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), FedAux, FedAuxHard, FedPubAPV, FedSageAPV),
-	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), FedProx),
-	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
-	withAlgos(floatSetting("eps1", func(c *Config) *float64 { return &c.GCFLEps1 }), GCFL),
-	withAlgos(floatSetting("eps2", func(c *Config) *float64 { return &c.GCFLEps2 }), GCFL),
-	withAlgos(func() setting {
-		s := intSetting("gta_moments", func(c *Config) *int { return &c.GTAMoments })
-		s.get = func(c *Config) string { return strconv.Itoa(c.gtaMoments()) }
-		return s
-	}(), FedGTA, FedGTAAPV),
-	withAlgos(setting{key: "gta_type", get: func(c *Config) string { return string(c.gtaType()) },
-		set: func(c *Config, s string) (err error) { c.GTAType, err = ParseMomentType(s); return err }}, FedGTA, FedGTAAPV),
-	withAlgos(floatSetting("gta_eps", func(c *Config) *float64 { return &c.GTAEps }), FedGTA, FedGTAAPV),
-	withAlgos(setting{key: "gta_accept", get: func(c *Config) string { return string(c.gtaAccept()) },
-		set: func(c *Config, s string) (err error) { c.GTAAccept, err = ParseGTAAccept(s); return err }}, FedGTAAPV),
-	withAlgos(setting{key: "fedgnn_expansion", get: func(c *Config) string { return onOff(c.FedGNNExpansion) },
-		set: func(c *Config, s string) (err error) {
-			c.FedGNNExpansion, err = parseOnOff("fedgnn_expansion", s)
-			return err
-		}}, FedGNN),
-	withAlgos(intSetting("gen_rounds", func(c *Config) *int { return &c.GenRounds }), FedSagePlus, FedSageAPV),
-	withAlgos(intSetting("gen_steps", func(c *Config) *int { return &c.GenSteps }), FedSagePlus, FedSageAPV),
+	floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), // read by the methods that Use it
 }
 
-func withAlgos(s setting, algos ...Algorithm) setting {
-	s.algos = algos
-	return s
+// sharedSetting returns the shared setting key, nil if none.
+func sharedSetting(key string) *setting {
+	for i := range settings {
+		if settings[i].key == key {
+			return &settings[i]
+		}
+	}
+	return nil
+}
+
+// allSettings returns the shared settings, then the registered methods'
+// own (Method.Settings) in the order of their first declaration. Of the
+// shared settings, alpha and partners are read by the methods that list
+// them in Method.Uses only; a method's own setting by the methods that
+// declare it.
+func allSettings() []setting {
+	own, readers := methodSettings()
+	out := make([]setting, 0, len(settings)+len(own))
+	for _, s := range settings {
+		if slices.Contains(MethodSharedSettings(), s.key) {
+			s.algos = readers[s.key]
+			if s.algos == nil {
+				s.algos = []Algorithm{}
+			}
+		}
+		out = append(out, s)
+	}
+	for i := range own {
+		out = append(out, optionSetting(&own[i], readers[own[i].Key]))
+	}
+	return out
+}
+
+// optionSetting is a method's setting as Config reads and writes it.
+func optionSetting(s *Setting, algos []Algorithm) setting {
+	return setting{key: s.Key, numeric: s.Type == Int || s.Type == Float, algos: algos, def: s.Since, doc: s.Doc,
+		get: func(c *Config) string { return c.Options.String(s.Key) },
+		set: func(c *Config, v string) error {
+			canon, err := s.parse(v)
+			if err != nil {
+				return err
+			}
+			c.Options.set(s, canon)
+			return nil
+		},
+		check: s.Check,
+	}
 }
 
 func onOff(b bool) string {
@@ -178,24 +207,27 @@ var docs = map[string]string{
 	"sim":      "similarity source for FedAux's weights: apv, apv-delta, pc1, readout, functional",
 	"apv_mix":  "on: the server mixes the APV too (Eq. 6); off: each client keeps its own APV",
 	"partners": "auto alpha: target effective number of partners per client (exp of the weights' entropy); 0 for a fixed alpha",
-	"mu":       "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2",
-	"tau":      "fedpub: server temperature tau of exp(tau * cosine) (FED-PUB's Cora scripts: 3)",
-	"eps1":     "gcfl: a cluster splits when the norm of its mean update is below eps1 ...",
-	"eps2":     "gcfl: ... and its largest update norm above eps2",
-
-	"gta_moments":      "fedgta, fedgta_apv: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
-	"gta_type":         "fedgta, fedgta_apv: moments hybrid (raw and central) or origin (raw only)",
-	"gta_eps":          "fedgta, fedgta_apv: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
-	"fedgnn_expansion": "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only",
 }
 
-// Describe returns a one-line description of a setting.
-func Describe(key string) string { return docs[key] }
+// Describe returns a one-line description of a setting, shared or a
+// registered method's.
+func Describe(key string) string {
+	if d, ok := docs[key]; ok {
+		return d
+	}
+	if s := lookup(key); s != nil {
+		return s.doc
+	}
+	return ""
+}
 
 func lookup(key string) *setting {
-	for i := range settings {
-		if settings[i].key == key {
-			return &settings[i]
+	if s := sharedSetting(key); s != nil {
+		return s
+	}
+	for _, s := range allSettings()[len(settings):] {
+		if s.key == key {
+			return &s
 		}
 	}
 	return nil
@@ -205,8 +237,9 @@ func lookup(key string) *setting {
 // Workers, which does not change a run's numbers), as Get and Set take
 // them.
 func Settings() []string {
-	out := make([]string, len(settings))
-	for i, s := range settings {
+	all := allSettings()
+	out := make([]string, len(all))
+	for i, s := range all {
 		out[i] = s.key
 	}
 	return out
@@ -216,7 +249,7 @@ func Settings() []string {
 // sweep can vary (the seed aside).
 func NumericSettings() []string {
 	var out []string
-	for _, s := range settings {
+	for _, s := range allSettings() {
 		if s.numeric {
 			out = append(out, s.key)
 		}
@@ -226,10 +259,11 @@ func NumericSettings() []string {
 
 // AlgorithmSettings lists the settings that only algo and a few others
 // read (fedaux: alpha and partners; fedprox: mu; fedpub: tau; gcfl:
-// eps1 and eps2).
+// eps1 and eps2): its own (Method.Settings) and the shared ones it
+// Uses.
 func AlgorithmSettings(algo Algorithm) []string {
 	var out []string
-	for _, s := range settings {
+	for _, s := range allSettings() {
 		if slices.Contains(s.algos, algo) {
 			out = append(out, s.key)
 		}
@@ -266,7 +300,7 @@ func unknownSetting(key string) error {
 // count.
 func (c Config) Fingerprint() string {
 	var parts []string
-	for _, s := range settings {
+	for _, s := range allSettings() {
 		if s.algos != nil && !slices.Contains(s.algos, c.Algo) {
 			continue
 		}

@@ -70,7 +70,8 @@ func TestValidateSpeaksSettingNames(t *testing.T) {
 func TestFingerprint(t *testing.T) {
 	a := DefaultConfig()
 	b := a
-	b.Mu, b.Tau, b.Workers = 0.5, 7, 3
+	b.Workers = 3
+	setOpts(t, &b, "mu", "0.5", "tau", "7")
 	if a.Fingerprint() != b.Fingerprint() {
 		t.Errorf("fedaux fingerprint depends on mu/tau/workers:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
 	}
@@ -144,6 +145,16 @@ func TestEngineLayers(t *testing.T) {
 					t.Errorf("%s: layers 0 and 2 differ", algo)
 				}
 			}
+		}
+	}
+}
+
+// setOpts sets settings of c, key then value, failing t on a parse error.
+func setOpts(t testing.TB, c *Config, kv ...string) {
+	t.Helper()
+	for i := 0; i+1 < len(kv); i += 2 {
+		if err := c.Set(kv[i], kv[i+1]); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"slices"
 
 	"github.com/fedaux/fedaux/gnn"
 )
@@ -66,60 +65,6 @@ type Strategy interface {
 	Shares(p *gnn.Param) bool
 	// Mix decides the round's mixing weights.
 	Mix(in *RoundInput) Mixing
-}
-
-type algorithm struct {
-	describe string
-	make     func(c *Config) Strategy
-}
-
-var algorithms = map[Algorithm]algorithm{
-	FedAux: {"FedAux: masked GCN + APV kernel; server mixes by softmax(alpha * APV cosine) (Eq. 3, 4, 6)",
-		func(c *Config) Strategy { return fedAux{source: c.Source, apvMix: c.APVMix} }},
-	FedAvgMask: {"ablation ii: FedAux client, uniform server weights (alpha = 0)",
-		func(c *Config) Strategy { return fedAux{uniform: true, source: c.Source, apvMix: c.APVMix} }},
-	FedAvg: {"FedAvg: plain 2-layer GCN, every client starts each round from the mean", func(*Config) Strategy { return fedAvg{} }},
-	Local:  {"Local: each client trains the FedAux client model alone, no communication", func(*Config) Strategy { return local{} }},
-	FedProx: {"FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
-		func(c *Config) Strategy { return fedProx{mu: c.Mu} }},
-	FedPer: {"FedPer: plain GCN, GCN layers averaged, classifier head kept local", func(*Config) Strategy { return fedPer{} }},
-	GCFL: {"GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
-		func(c *Config) Strategy { return &gcfl{eps1: c.GCFLEps1, eps2: c.GCFLEps2} }},
-	FedPub: {"FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)", newFedPub},
-	FedAuxHard: {"ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
-		func(c *Config) Strategy { return fedAuxHard{fedAux{source: c.Source, apvMix: c.APVMix}} }},
-	FedGTA: {"FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence", newFedGTA},
-	FedGNN: {"FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size", newFedGNN},
-	FedSagePlus: {"FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
-		newFedSagePlus},
-	FedPubAPV: {"FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
-		newFedPubAPV},
-	FedGTAAPV: {"FedGTA+APV: GCN + APV head; client k mixes its accept set (-gta_accept) weighted by confidence * exp(alpha * APV cosine)",
-		newFedGTAAPV},
-	FedSageAPV: {"FedSage+APV: FedSage+'s NeighGen rounds, then GraphSAGE + APV head mixed by softmax(alpha * APV cosine) instead of FedAvg",
-		newFedSageAPV},
-}
-
-// Algorithms lists the algorithms, sorted by name.
-func Algorithms() []Algorithm {
-	names := make([]Algorithm, 0, len(algorithms))
-	for n := range algorithms {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// Describe returns a one-line description of the algorithm.
-func (a Algorithm) Describe() string { return algorithms[a].describe }
-
-// newStrategy returns the strategy that cfg.Algo names.
-func newStrategy(cfg *Config) (Strategy, bool) {
-	a, ok := algorithms[cfg.Algo]
-	if !ok {
-		return nil, false
-	}
-	return a.make(cfg), true
 }
 
 // fedAux mixes every non-mask parameter (the APV too when apvMix) with

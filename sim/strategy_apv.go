@@ -16,10 +16,6 @@ import (
 // equal seeds the same initial backbone weights (the head's extra weights
 // and the APV are drawn after them, or from a stream of their own).
 
-func init() {
-	docs["gta_accept"] = "fedgta_apv: the accept set S_k: moments (FedGTA's: moment cosine > gta_eps) or apv (ablation: APV cosine > gta_eps)"
-}
-
 // GTAAccept says how FedGTA+APV's server builds client k's accept set S_k.
 type GTAAccept string
 
@@ -47,15 +43,6 @@ func (a GTAAccept) MarshalText() ([]byte, error) { return []byte(a), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (a *GTAAccept) UnmarshalText(b []byte) error { return unmarshalName(a, b, ParseGTAAccept) }
-
-// gtaAccept returns the accept set; "" (a configuration from before
-// FedGTA+APV) means moments.
-func (c *Config) gtaAccept() GTAAccept {
-	if c.GTAAccept == "" {
-		return AcceptMoments
-	}
-	return c.GTAAccept
-}
 
 // fedPubAPV is FED-PUB+APV: FED-PUB's client (the MaskedGCN, masks
 // personal and pruned below 1e-3 at evaluation) with the APV head; the
@@ -107,7 +94,7 @@ type fedGTAAPV struct {
 }
 
 func newFedGTAAPV(c *Config) Strategy {
-	return fedGTAAPV{fedGTA: newFedGTA(c).(fedGTA), accept: c.gtaAccept()}
+	return fedGTAAPV{fedGTA: newFedGTA(c).(fedGTA), accept: GTAAccept(c.Options.String("gta_accept"))}
 }
 
 func (fedGTAAPV) Name() Algorithm          { return FedGTAAPV }
@@ -188,7 +175,9 @@ func apvAcceptWeights(accept, sim [][]float64, conf []float64, eps, alpha float6
 // stream of their own ("init-apv").
 type fedSageAPV struct{ *fedSagePlus }
 
-func newFedSageAPV(c *Config) Strategy { return fedSageAPV{&fedSagePlus{genRounds: c.GenRounds}} }
+func newFedSageAPV(c *Config) Strategy {
+	return fedSageAPV{&fedSagePlus{genRounds: c.Options.Int("gen_rounds")}}
+}
 
 func (fedSageAPV) Name() Algorithm { return FedSageAPV }
 
@@ -201,7 +190,7 @@ func (fedSageAPV) Uses() []Source        { return []Source{SourceAPV} }
 // (RoundReport.Phase), where FedSage+ has PhaseFedAvg.
 const PhaseAPVMix = "apv-mix"
 
-func (f fedSageAPV) phase(round int) string {
+func (f fedSageAPV) Phase(round int) string {
 	if round <= f.genRounds {
 		return PhaseNeighGen
 	}

@@ -109,7 +109,8 @@ func TestFedGTAAPVEngine(t *testing.T) {
 	var weights [][][]float64
 	for _, acc := range GTAAccepts() {
 		c := smallConfig(FedGTAAPV)
-		c.Rounds, c.GTAEps, c.Alpha, c.GTAAccept = 2, 0.97, 3, acc
+		c.Rounds, c.Alpha = 2, 3
+		setOpts(t, &c, "gta_eps", "0.97", "gta_accept", string(acc))
 		e, err := New(c, smallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +140,7 @@ func TestFedGTAAPVEngine(t *testing.T) {
 		if acc == AcceptAPV {
 			set = av
 		}
-		if !reflect.DeepEqual(rep.Weights, apvAcceptWeights(set, av, conf, c.GTAEps, c.Alpha)) {
+		if !reflect.DeepEqual(rep.Weights, apvAcceptWeights(set, av, conf, c.Options.Float("gta_eps"), c.Alpha)) {
 			t.Errorf("%s: weights are not apvAcceptWeights of the views", acc)
 		}
 		weights = append(weights, rep.Weights)
@@ -260,25 +261,22 @@ func TestAPVVariantSettings(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	if err := c.Set("gta_accept", "apv"); err != nil || c.GTAAccept != AcceptAPV {
-		t.Fatalf("gta_accept apv: %v, %q", err, c.GTAAccept)
+	if err := c.Set("gta_accept", "apv"); err != nil || c.Options.String("gta_accept") != string(AcceptAPV) {
+		t.Fatalf("gta_accept apv: %v, %q", err, c.Options.String("gta_accept"))
 	}
 	if err := c.Set("gta_accept", "labels"); settingKey(err) != "gta_accept" {
 		t.Errorf("gta_accept labels: %v", err)
 	}
-	c.GTAAccept = "labels"
-	if err := c.Validate(); settingKey(err) != "gta_accept" {
-		t.Errorf("Validate with gta_accept labels: %v", err)
-	}
 	for _, algo := range []Algorithm{FedGTA, FedGTAAPV} {
 		a, b := DefaultConfig(), DefaultConfig()
-		a.Algo, b.Algo, b.GTAAccept = algo, algo, AcceptAPV
+		a.Algo, b.Algo = algo, algo
+		setOpts(t, &b, "gta_accept", string(AcceptAPV))
 		if (a.Fingerprint() != b.Fingerprint()) != (algo == FedGTAAPV) {
 			t.Errorf("%s: gta_accept changes the fingerprint: %v", algo, a.Fingerprint() != b.Fingerprint())
 		}
 	}
 	var old Config // a configuration from before FedGTA+APV
-	if old.gtaAccept() != AcceptMoments {
-		t.Errorf("no gta_accept reads as %q", old.gtaAccept())
+	if a := old.Options.String("gta_accept"); a != string(AcceptMoments) {
+		t.Errorf("no gta_accept reads as %q", a)
 	}
 }

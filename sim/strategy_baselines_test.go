@@ -151,7 +151,8 @@ func TestProximalGradient(t *testing.T) {
 func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 	run := func(algo Algorithm, mu float64, epochs int) []RoundReport {
 		c := smallConfig(algo)
-		c.Rounds, c.Mu, c.Epochs = 3, mu, epochs
+		c.Rounds, c.Epochs = 3, epochs
+		setOpts(t, &c, "mu", fmtFloat(mu))
 		e := runEngine(t, c, smallData(t, 3))
 		return stripTimes(e.Reports())
 	}
@@ -336,10 +337,10 @@ func TestBaselineConfigValidate(t *testing.T) {
 		flag string
 		f    func(*Config)
 	}{
-		{"mu", func(c *Config) { c.Mu = -1 }},
-		{"tau", func(c *Config) { c.Tau = math.NaN() }},
-		{"eps1", func(c *Config) { c.GCFLEps1 = math.Inf(1) }},
-		{"eps2", func(c *Config) { c.GCFLEps2 = -0.1 }},
+		{"mu", func(c *Config) { setOpts(t, c, "mu", "-1") }},
+		{"tau", func(c *Config) { setOpts(t, c, "tau", fmtFloat(math.NaN())) }},
+		{"eps1", func(c *Config) { setOpts(t, c, "eps1", fmtFloat(math.Inf(1))) }},
+		{"eps2", func(c *Config) { setOpts(t, c, "eps2", "-0.1") }},
 	} {
 		c := DefaultConfig()
 		mod.f(&c)
@@ -348,8 +349,9 @@ func TestBaselineConfigValidate(t *testing.T) {
 		}
 	}
 	d := DefaultConfig()
-	if d.Mu != 0.01 || d.Tau != 3 || d.GCFLEps1 != 0.05 || d.GCFLEps2 != 0.1 {
-		t.Errorf("defaults mu %v tau %v eps %v %v", d.Mu, d.Tau, d.GCFLEps1, d.GCFLEps2)
+	o := d.Options
+	if o.Float("mu") != 0.01 || o.Float("tau") != 3 || o.Float("eps1") != 0.05 || o.Float("eps2") != 0.1 {
+		t.Errorf("defaults mu %v tau %v eps %v %v", o.Float("mu"), o.Float("tau"), o.Float("eps1"), o.Float("eps2"))
 	}
 }
 
@@ -360,7 +362,8 @@ func TestGCFLEngineSplits(t *testing.T) {
 	var runs [][]RoundReport
 	for _, workers := range []int{1, 3} {
 		c := smallConfig("gcfl")
-		c.Rounds, c.Workers, c.GCFLEps1, c.GCFLEps2 = gcflWarmup+2, workers, 1e9, 0
+		c.Rounds, c.Workers = gcflWarmup+2, workers
+		setOpts(t, &c, "eps1", "1e9", "eps2", "0")
 		e := runEngine(t, c, smallData(t, 7))
 		g := e.Strategy().(*gcfl)
 		if len(g.Clusters()) < 3 { // rounds 21 and 22 each split every cluster of 3 or more

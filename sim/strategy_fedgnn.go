@@ -58,7 +58,7 @@ type fedGNN struct {
 // newFedGNN returns FedGNN's strategy. The expansion feeds the second
 // layer: a one-layer model has none to expand and runs without it.
 func newFedGNN(c *Config) Strategy {
-	return fedGNN{expansion: c.FedGNNExpansion && c.layers() >= 2, lr: c.LR}
+	return fedGNN{expansion: c.Options.On("fedgnn_expansion") && c.layers() >= 2, lr: c.LR}
 }
 
 func (fedGNN) Name() Algorithm          { return FedGNN }
@@ -67,7 +67,7 @@ func (fedGNN) Shares(p *gnn.Param) bool { return !p.Personal }
 
 // ClientSide asks for LDP and, when on, the expansion.
 func (f fedGNN) ClientSide() ClientSide {
-	return ClientSide{LDP: &ldp{delta: ldpClip, eps: ldpEps, lr: f.lr}, Expansion: f.expansion}
+	return ClientSide{LDP: &LDP{Clip: ldpClip, Eps: ldpEps, LR: f.lr}, Expansion: f.expansion}
 }
 
 // Mix returns FedAvg's weights by training-set size, W_kl = |Tr_l| / sum_j |Tr_j|.
@@ -121,17 +121,20 @@ func (fedGNN) Relay(bs []*Boundary) []*Remote {
 	return out
 }
 
-// ldp is FedGNN's local differential privacy (see fedGNN).
-type ldp struct {
-	delta, eps, lr float64
+// LDP is FedGNN's local differential privacy (see fedGNN): before each
+// optimiser step every parameter tensor's gradient is clipped to norm
+// Clip, after it every parameter value receives Laplace(0, lambda)
+// noise, lambda = LR 2 Clip / (sqrt(|Tr_k|) Eps).
+type LDP struct {
+	Clip, Eps, LR float64
 }
 
 // clip scales each tensor's gradient g to ||g||_2 <= delta.
-func (l *ldp) clip(params []*gnn.Param) {
+func (l *LDP) clip(params []*gnn.Param) {
 	for _, p := range params {
 		n := math.Sqrt(dot(p.Grad, p.Grad))
-		if n > l.delta {
-			s := l.delta / n
+		if n > l.Clip {
+			s := l.Clip / n
 			for i := range p.Grad {
 				p.Grad[i] *= s
 			}
@@ -140,15 +143,15 @@ func (l *ldp) clip(params []*gnn.Param) {
 }
 
 // scale returns lambda = lr 2 delta / (sqrt(train) eps).
-func (l *ldp) scale(train int) float64 {
-	return l.lr * 2 * l.delta / (math.Sqrt(float64(train)) * l.eps)
+func (l *LDP) scale(train int) float64 {
+	return l.LR * 2 * l.Clip / (math.Sqrt(float64(train)) * l.Eps)
 }
 
 // noise adds Laplace(0, lambda) noise to every parameter value, drawn
 // from rng in parameter order: lambda E with E ~ Exp(1) (rng.ExpFloat64,
 // a ziggurat, mostly free of logarithms) and a random sign, the signs
 // taken 64 at a time from one rng.Uint64.
-func (l *ldp) noise(params []*gnn.Param, train int, rng *rand.Rand) {
+func (l *LDP) noise(params []*gnn.Param, train int, rng *rand.Rand) {
 	b := l.scale(train)
 	var signs uint64
 	left := 0

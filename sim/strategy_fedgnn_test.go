@@ -20,7 +20,7 @@ func TestLDPClip(t *testing.T) {
 		{Name: "edge", Grad: []float64{0.06, -0.08}},  // norm 0.1: kept
 		{Name: "neg", Grad: []float64{-30, 0, 40, 0}}, // norm 50
 	}
-	(&ldp{delta: 0.1, eps: 1, lr: 0.01}).clip(params)
+	(&LDP{Clip: 0.1, Eps: 1, LR: 0.01}).clip(params)
 	want := [][]float64{{0.06, 0.08}, {0.03, 0.04}, {0, 0, 0}, {0.06, -0.08}, {-0.06, 0, 0.08, 0}}
 	for i, p := range params {
 		for j := range p.Grad {
@@ -36,7 +36,7 @@ func TestLDPClip(t *testing.T) {
 // and that the noise is Laplace(0, lambda): mean 0, mean absolute value
 // lambda, variance 2 lambda^2.
 func TestLDPNoise(t *testing.T) {
-	l := &ldp{delta: 0.1, eps: 1, lr: 0.01}
+	l := &LDP{Clip: 0.1, Eps: 1, LR: 0.01}
 	if got, want := l.scale(25), 0.01*2*0.1/5; math.Abs(got-want) > 1e-18 {
 		t.Errorf("lambda for 25 training nodes %v, want %v", got, want)
 	}
@@ -175,7 +175,8 @@ func TestFedGNNVariants(t *testing.T) {
 		var runs [][]RoundReport
 		for _, workers := range []int{1, 3} {
 			c := smallConfig(FedGNN)
-			c.Workers, c.FedGNNExpansion = workers, expansion
+			c.Workers = workers
+			setOpts(t, &c, "fedgnn_expansion", onOff(expansion))
 			e, err := New(c, smallData(t, 7), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -200,7 +201,8 @@ func TestFedGNNVariants(t *testing.T) {
 	var one [2][]RoundReport
 	for j, expansion := range []bool{false, true} {
 		c := smallConfig(FedGNN)
-		c.Layers, c.FedGNNExpansion = 1, expansion
+		c.Layers = 1
+		setOpts(t, &c, "fedgnn_expansion", onOff(expansion))
 		one[j] = stripTimes(runEngine(t, c, smallData(t, 7)).Reports())
 	}
 	if !reflect.DeepEqual(one[0], one[1]) {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/fedaux/fedaux/gnn"
 	"gonum.org/v1/gonum/mat"
@@ -84,24 +83,7 @@ type fedGTA struct {
 }
 
 func newFedGTA(c *Config) Strategy {
-	return fedGTA{eps: c.GTAEps, moments: c.gtaMoments(), typ: c.gtaType()}
-}
-
-// gtaMoments returns q; 0 (a configuration from before FedGTA, such as an
-// older checkpoint's) means the default.
-func (c *Config) gtaMoments() int {
-	if c.GTAMoments == 0 {
-		return defaultGTAMoments
-	}
-	return c.GTAMoments
-}
-
-// gtaType returns the moment type; "" means the default.
-func (c *Config) gtaType() MomentType {
-	if c.GTAType == "" {
-		return defaultGTAType
-	}
-	return c.GTAType
+	return fedGTA{eps: c.Options.Float("gta_eps"), moments: c.Options.Int("gta_moments"), typ: MomentType(c.Options.String("gta_type"))}
 }
 
 func (fedGTA) Name() Algorithm          { return FedGTA }
@@ -110,7 +92,7 @@ func (fedGTA) Shares(p *gnn.Param) bool { return !p.Personal }
 
 // ClientSide asks for the moments and the confidence.
 func (f fedGTA) ClientSide() ClientSide {
-	return ClientSide{GTA: &gtaClient{moments: f.moments, typ: f.typ}}
+	return ClientSide{GTA: &GTAClient{Moments: f.moments, Type: f.typ}}
 }
 
 // Mix returns the personalised weights over the accept sets.
@@ -153,10 +135,11 @@ func acceptWeights(sim [][]float64, conf []float64, eps float64) [][]float64 {
 	return w
 }
 
-// gtaClient is what a FedGTA client computes after training.
-type gtaClient struct {
-	moments int
-	typ     MomentType
+// GTAClient is what a FedGTA client computes after training: the first
+// Moments moments of its label-propagated predictions, of type Type.
+type GTAClient struct {
+	Moments int
+	Type    MomentType
 }
 
 // gtaSignature computes the client's FedGTA signature from its
@@ -169,7 +152,7 @@ func (c *Client) gtaSignature(logits *mat.Dense, up *Update) error {
 	if err != nil {
 		return err
 	}
-	up.Signatures[SourceMoments] = mixedMoments(p, g.moments, g.typ)
+	up.Signatures[SourceMoments] = mixedMoments(p, g.Moments, g.Type)
 	up.Weight = smoothingConfidence(pTau, localDegrees(c.data.Graph.Adj.Indptr, c.data.Graph.Adj.Indices))
 	return nil
 }
@@ -242,18 +225,3 @@ func localDegrees(indptr, indices []int) []float64 {
 }
 
 // validateGTA checks FedGTA's (and FedGTA+APV's) settings.
-func (c *Config) validateGTA() error {
-	if c.GTAMoments < 0 {
-		return &SettingError{"gta_moments", strconv.Itoa(c.GTAMoments), ">= 1 (or 0 for the default)"}
-	}
-	if _, err := ParseMomentType(string(c.gtaType())); err != nil {
-		return err
-	}
-	if _, err := ParseGTAAccept(string(c.gtaAccept())); err != nil {
-		return err
-	}
-	if math.IsNaN(c.GTAEps) || math.IsInf(c.GTAEps, 0) {
-		return &SettingError{"gta_eps", fmtFloat(c.GTAEps), "a finite number"}
-	}
-	return nil
-}

@@ -130,7 +130,8 @@ func (r recorder) Mix(in *RoundInput) Mixing {
 func TestFedGTAEngine(t *testing.T) {
 	for _, typ := range MomentTypes() {
 		c := smallConfig(FedGTA)
-		c.Rounds, c.GTAMoments, c.GTAType, c.GTAEps = 2, 3, typ, 0.9
+		c.Rounds = 2
+		setOpts(t, &c, "gta_moments", "3", "gta_type", string(typ), "gta_eps", "0.9")
 		e, err := New(c, smallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +142,7 @@ func TestFedGTAEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks := c.GTAMoments
+		blocks := c.Options.Int("gta_moments")
 		if typ == MomentsHybrid {
 			blocks *= 2
 		}
@@ -162,13 +163,13 @@ func TestFedGTAEngine(t *testing.T) {
 		if m, ok := rep.Matrix(string(SourceMoments)); !ok || !m.SetWeights {
 			t.Errorf("%s: no moments matrix marked as setting the weights", typ)
 		}
-		if !reflect.DeepEqual(rep.Weights, acceptWeights(mv, confs, c.GTAEps)) {
+		if !reflect.DeepEqual(rep.Weights, acceptWeights(mv, confs, c.Options.Float("gta_eps"))) {
 			t.Errorf("%s: weights are not the accept-set weights of the moment view", typ)
 		}
 		var outside int
 		for k := range mv {
 			for l := range mv {
-				if !(mv[k][l] > c.GTAEps) {
+				if !(mv[k][l] > c.Options.Float("gta_eps")) {
 					outside++
 				}
 			}
@@ -179,8 +180,8 @@ func TestFedGTAEngine(t *testing.T) {
 
 func TestFedGTASettings(t *testing.T) {
 	c := DefaultConfig()
-	if c.GTAMoments != 10 || c.GTAType != MomentsHybrid || c.GTAEps != 0.5 {
-		t.Errorf("defaults q %d type %s eps %v, want OpenFGL's 10, hybrid, 0.5", c.GTAMoments, c.GTAType, c.GTAEps)
+	if o := c.Options; o.Int("gta_moments") != 10 || o.String("gta_type") != string(MomentsHybrid) || o.Float("gta_eps") != 0.5 {
+		t.Errorf("defaults q %d type %s eps %v, want OpenFGL's 10, hybrid, 0.5", o.Int("gta_moments"), o.String("gta_type"), o.Float("gta_eps"))
 	}
 	for key, val := range map[string]string{"gta_moments": "6", "gta_type": "origin", "gta_eps": "0.65"} {
 		if err := c.Set(key, val); err != nil {
@@ -197,9 +198,8 @@ func TestFedGTASettings(t *testing.T) {
 		key string
 		f   func(*Config)
 	}{
-		{"gta_moments", func(c *Config) { c.GTAMoments = -1 }},
-		{"gta_eps", func(c *Config) { c.GTAEps = math.NaN() }},
-		{"gta_type", func(c *Config) { c.GTAType = "mean" }},
+		{"gta_moments", func(c *Config) { setOpts(t, c, "gta_moments", "-1") }},
+		{"gta_eps", func(c *Config) { setOpts(t, c, "gta_eps", "NaN") }},
 	} {
 		c := DefaultConfig()
 		mod.f(&c)
@@ -210,7 +210,7 @@ func TestFedGTASettings(t *testing.T) {
 	// A configuration from before FedGTA (an older checkpoint's, decoded
 	// with the new fields zero) is valid and reads as the defaults.
 	old := DefaultConfig()
-	old.GTAMoments, old.GTAType, old.GTAEps, old.FedGNNExpansion = 0, "", 0, false
+	setOpts(t, &old, "gta_moments", "0")
 	if err := old.Validate(); err != nil {
 		t.Errorf("a configuration without FedGTA's settings: %v", err)
 	}
@@ -222,13 +222,13 @@ func TestFedGTASettings(t *testing.T) {
 	}
 	c.Algo = FedAux
 	a := c.Fingerprint()
-	c.GTAEps = 0.1
+	setOpts(t, &c, "gta_eps", "0.1")
 	if c.Fingerprint() != a {
 		t.Error("gta_eps changes fedaux's fingerprint")
 	}
 	c.Algo = FedGTA
 	b := c.Fingerprint()
-	c.GTAEps = 0.2
+	setOpts(t, &c, "gta_eps", "0.2")
 	if c.Fingerprint() == b {
 		t.Error("gta_eps does not change fedgta's fingerprint")
 	}

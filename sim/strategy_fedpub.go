@@ -28,5 +28,3 @@ func (f fedPub) Mix(in *RoundInput) Mixing {
 	sim := in.Views[SourceFunctional]
 	return Mixing{W: softmaxRows(sim, f.tau), Similarity: sim, Source: SourceFunctional}
 }
-
-func newFedPub(c *Config) Strategy { return fedPub{tau: c.Tau} }

@@ -18,11 +18,6 @@ const (
 	PhaseFedAvg   = "fedavg"   // FedAvg of the classifier on the mended graphs
 )
 
-func init() {
-	docs["gen_rounds"] = "fedsage_plus, fedsage_apv: rounds of the generator phase (NeighGen and the local classifier), then FedAvg (fedsage_apv: APV mixing) on the mended graphs"
-	docs["gen_steps"] = "fedsage_plus, fedsage_apv: Adam steps per generator round"
-}
-
 // fedSagePlus is FedSage+ (Zhang et al., "Subgraph Federated Learning
 // with Missing Neighbor Generation", NeurIPS 2021) as docs/method.md#fedsage
 // decides it for fedaux, following OpenFGL within the protocol's budget:
@@ -48,14 +43,16 @@ func init() {
 //     graphs, evaluated there.
 //
 // Its clients are sageClients, not the shared Client; the strategy
-// builds them (runnerBuilder).
+// builds them (RunnerBuilder).
 type fedSagePlus struct {
 	genRounds int
-	// weights holds |Tr_k| of every client, set by buildRunners.
+	// weights holds |Tr_k| of every client, set by BuildRunners.
 	weights []float64
 }
 
-func newFedSagePlus(c *Config) Strategy { return &fedSagePlus{genRounds: c.GenRounds} }
+func newFedSagePlus(c *Config) Strategy {
+	return &fedSagePlus{genRounds: c.Options.Int("gen_rounds")}
+}
 
 func (*fedSagePlus) Name() Algorithm { return FedSagePlus }
 
@@ -88,7 +85,7 @@ func (f *fedSagePlus) Mix(in *RoundInput) Mixing {
 }
 
 // phase names round's phase.
-func (f *fedSagePlus) phase(round int) string {
+func (f *fedSagePlus) Phase(round int) string {
 	if round <= f.genRounds {
 		return PhaseNeighGen
 	}
@@ -102,9 +99,9 @@ func (*fedSagePlus) MarshalState() ([]byte, error) { return nil, nil }
 // UnmarshalState accepts the empty state.
 func (*fedSagePlus) UnmarshalState([]byte) error { return nil }
 
-// buildRunners builds one sageClient per subgraph around a shared relay.
-func (f *fedSagePlus) buildRunners(cfg *Config, data *Data) ([]ClientRunner, error) {
-	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.GenRounds}
+// BuildRunners builds one sageClient per subgraph around a shared relay.
+func (f *fedSagePlus) BuildRunners(cfg *Config, data *Data) ([]ClientRunner, error) {
+	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.Options.Int("gen_rounds")}
 	f.weights = make([]float64, len(data.Clients))
 	runners := make([]ClientRunner, len(data.Clients))
 	for i, c := range data.Clients {
@@ -120,25 +117,6 @@ func (f *fedSagePlus) buildRunners(cfg *Config, data *Data) ([]ClientRunner, err
 		runners[i] = sc
 	}
 	return runners, nil
-}
-
-// runnerBuilder is implemented by strategies whose clients are not the
-// shared Client: New asks them for the runners.
-type runnerBuilder interface {
-	buildRunners(cfg *Config, data *Data) ([]ClientRunner, error)
-}
-
-// phaser is implemented by strategies whose rounds fall into phases.
-type phaser interface {
-	phase(round int) string
-}
-
-// phaseOf returns the phase of round under st ("" when st has none).
-func phaseOf(st Strategy, round int) string {
-	if p, ok := st.(phaser); ok {
-		return p.phase(round)
-	}
-	return ""
 }
 
 // sageRequest is what client k sends, through the server, to every other

@@ -53,7 +53,7 @@ func (e *Engine) Offered() []string {
 // FedSage+APV's the APV's and pc1 (see sageClient.headSignatures).
 func (e *Engine) sources() []Source {
 	var out []Source
-	_, sage := e.strategy.(runnerBuilder)
+	_, sage := e.strategy.(RunnerBuilder)
 	for _, s := range Sources() {
 		if (s == SourceAPV || s == SourceAPVDelta) && !e.kernel {
 			continue // no APV
@@ -69,12 +69,6 @@ func (e *Engine) sources() []Source {
 	return out
 }
 
-// viewUser is implemented by strategies whose weights read similarity
-// views: Uses lists the signatures whose views Mix reads.
-type viewUser interface {
-	Uses() []Source
-}
-
 // request returns what the clients report in the next round beside their
 // parameters, as the fields of a message: the signatures the strategy
 // uses or a reader wants, and whether their mean embeddings (the ground
@@ -84,7 +78,7 @@ func (e *Engine) request() *Message {
 	w := e.want
 	e.wantMu.Unlock()
 	var uses []Source
-	if u, ok := e.strategy.(viewUser); ok {
+	if u, ok := e.strategy.(ViewUser); ok {
 		uses = u.Uses()
 	}
 	var sigs []Source

@@ -130,7 +130,7 @@ func TestCompleteGivesTheWantedMatrices(t *testing.T) {
 	for _, algo := range []Algorithm{FedAux, FedAvg, FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
 			c := smallConfig(algo)
-			c.GenRounds = 2
+			setOpts(t, &c, "gen_rounds", "2")
 			build := func(want ...string) *Engine {
 				e, err := New(c, smallData(t, 7), nil)
 				if err != nil {

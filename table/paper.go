@@ -78,17 +78,5 @@ func Paper(algo sim.Algorithm, dataset string, clients int) (float64, bool) {
 	return row[i], true
 }
 
-// displayNames are the paper's names of the algorithms.
-var displayNames = map[sim.Algorithm]string{
-	"local": "Local", "fedavg": "FedAvg", "fedprox": "FedProx", "fedper": "FedPer", "gcfl": "GCFL",
-	"fedpub": "FED-PUB", "fedaux": "FedAux", "fedaux_hard": "FedAux_hard", "fedavg_mask": "FedAvg_mask",
-	"fedgnn": "FedGNN", "fedgta": "FedGTA", "fedsage_plus": "FedSage+",
-	"fedpub_apv": "FED-PUB+APV", "fedgta_apv": "FedGTA+APV", "fedsage_apv": "FedSage+APV",
-}
-
-func displayName(algo sim.Algorithm) string {
-	if n, ok := displayNames[algo]; ok {
-		return n
-	}
-	return string(algo)
-}
+// displayName is the method's name in tables (sim.Method.Display).
+func displayName(algo sim.Algorithm) string { return algo.Display() }

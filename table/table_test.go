@@ -3,6 +3,7 @@ package table
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,7 +123,7 @@ func TestRunResumes(t *testing.T) {
 	}
 	// Another mu re-runs FedProx only.
 	o = tinyOptions(dir, 1)
-	o.Base = func(c *sim.Config) error { c.Mu, c.Workers = 0.5, 1; return nil }
+	o.Base = func(c *sim.Config) error { c.Workers = 1; return c.Set("mu", "0.5") }
 	if st, err = Run(ctx, o); err != nil || st.Ran != 1 || st.Reused != 1 {
 		t.Fatalf("mu override: %+v, %v; want fedprox run, fedavg reused", st, err)
 	}
@@ -334,14 +335,19 @@ func TestAlgoSettings(t *testing.T) {
 	for _, ds := range o.Datasets {
 		for _, a := range []sim.Algorithm{sim.FedProx, sim.FedPer} {
 			cfg := sim.DefaultConfig()
-			cfg.Algo, cfg.Mu = a, mu[ds]
+			cfg.Algo = a
+			if err := cfg.Set("mu", fmt.Sprint(mu[ds])); err != nil {
+				t.Fatal(err)
+			}
 			g.byPos[pos{ds, 10, a, 42}] = &study.Cell{Config: cfg}
 		}
 	}
 	if got, want := o.algoSettings(g, sim.FedProx), "mu=0.01 (Cora, Amazon-Computer) / mu=0.5 (CiteSeer)"; got != want {
 		t.Errorf("FedProx: %q, want %q", got, want)
 	}
-	g.byPos[pos{"citeseer", 10, sim.FedProx, 42}].Config.Mu = 0.01
+	if err := g.byPos[pos{"citeseer", 10, sim.FedProx, 42}].Config.Set("mu", "0.01"); err != nil {
+		t.Fatal(err)
+	}
 	if got, want := o.algoSettings(g, sim.FedProx), "mu=0.01"; got != want {
 		t.Errorf("FedProx, one mu: %q, want %q", got, want)
 	}

@@ -18,7 +18,10 @@ func TestAPVVariantsOnScreen(t *testing.T) {
 	for _, algo := range []sim.Algorithm{sim.FedPubAPV, sim.FedGTAAPV, sim.FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
 			m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) {
-				c.Algo, c.GenRounds, c.Rounds = algo, 1, 4 // FedSage+APV mixes from round 1
+				c.Algo, c.Rounds = algo, 4 // FedSage+APV mixes from round 1
+				if err := c.Set("gen_rounds", "1"); err != nil {
+					t.Fatal(err)
+				}
 			})
 			press(m, "n", "n")
 			if len(m.reports) != 2 {

@@ -1,0 +1,123 @@
+package sim
+
+import "strconv"
+
+// The built-in methods register through Register, as any other method
+// does. The order fixes the order of their settings in Settings (mu,
+// tau, eps1, eps2, gta_*, fedgnn_expansion, gen_*), as before the
+// registry.
+func init() {
+	apvKnobs := []string{"alpha", "partners"}
+	one := func(st Strategy) func(*Config) (Strategy, error) {
+		return func(*Config) (Strategy, error) { return st, nil }
+	}
+	aux := func(c *Config) fedAux { return fedAux{source: c.Source, apvMix: c.APVMix} }
+	for _, m := range []Method{
+		{Name: FedAux, Display: "FedAux", Uses: apvKnobs,
+			Describe: "FedAux: masked GCN + APV kernel; server mixes by softmax(alpha * APV cosine) (Eq. 3, 4, 6)",
+			New:      func(c *Config) (Strategy, error) { return aux(c), nil }},
+		{Name: FedAvgMask, Display: "FedAvg_mask",
+			Describe: "ablation ii: FedAux client, uniform server weights (alpha = 0)",
+			New: func(c *Config) (Strategy, error) {
+				f := aux(c)
+				f.uniform = true
+				return f, nil
+			}},
+		{Name: FedAvg, Display: "FedAvg", New: one(fedAvg{}),
+			Describe: "FedAvg: plain 2-layer GCN, every client starts each round from the mean"},
+		{Name: Local, Display: "Local", New: one(local{}),
+			Describe: "Local: each client trains the FedAux client model alone, no communication"},
+		{Name: FedProx, Display: "FedProx",
+			Describe: "FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
+			Settings: []Setting{{Key: "mu", Type: Float, Default: fmtFloat(defaultMu), Check: NonNegative,
+				Doc: "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2"}},
+			New: func(c *Config) (Strategy, error) { return fedProx{mu: c.Options.Float("mu")}, nil }},
+		{Name: FedPer, Display: "FedPer", New: one(fedPer{}),
+			Describe: "FedPer: plain GCN, GCN layers averaged, classifier head kept local"},
+		{Name: FedPub, Display: "FED-PUB",
+			Describe: "FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)",
+			Settings: []Setting{{Key: "tau", Type: Float, Default: fmtFloat(defaultTau), Check: NonNegative,
+				Doc: "fedpub: server temperature tau of exp(tau * cosine) (FED-PUB's Cora scripts: 3)"}},
+			New: func(c *Config) (Strategy, error) { return fedPub{tau: c.Options.Float("tau")}, nil }},
+		{Name: GCFL, Display: "GCFL",
+			Describe: "GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
+			Settings: []Setting{
+				{Key: "eps1", Type: Float, Default: fmtFloat(defaultGCFLEps1), Check: NonNegative,
+					Doc: "gcfl: a cluster splits when the norm of its mean update is below eps1 ..."},
+				{Key: "eps2", Type: Float, Default: fmtFloat(defaultGCFLEps2), Check: NonNegative,
+					Doc: "gcfl: ... and its largest update norm above eps2"},
+			},
+			New: func(c *Config) (Strategy, error) {
+				return &gcfl{eps1: c.Options.Float("eps1"), eps2: c.Options.Float("eps2")}, nil
+			}},
+		{Name: FedAuxHard, Display: "FedAux_hard", Uses: apvKnobs,
+			Describe: "ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
+			New:      func(c *Config) (Strategy, error) { return fedAuxHard{aux(c)}, nil }},
+		{Name: FedGTA, Display: "FedGTA", Settings: gtaSettings,
+			Describe: "FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence",
+			New:      func(c *Config) (Strategy, error) { return newFedGTA(c), nil }},
+		{Name: FedGTAAPV, Display: "FedGTA+APV", Uses: []string{"alpha"},
+			Settings: append(gtaSettings[:len(gtaSettings):len(gtaSettings)], Setting{
+				Key: "gta_accept", Type: Choice, Default: string(AcceptMoments), Choices: []string{string(AcceptMoments), string(AcceptAPV)},
+				Doc: "fedgta_apv: the accept set S_k: moments (FedGTA's: moment cosine > gta_eps) or apv (ablation: APV cosine > gta_eps)"}),
+			Describe: "FedGTA+APV: GCN + APV head; client k mixes its accept set (-gta_accept) weighted by confidence * exp(alpha * APV cosine)",
+			New:      func(c *Config) (Strategy, error) { return newFedGTAAPV(c), nil }},
+		{Name: FedGNN, Display: "FedGNN",
+			Describe: "FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size",
+			Settings: []Setting{{Key: "fedgnn_expansion", Type: OnOff, Default: "on",
+				Doc: "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only"}},
+			New: func(c *Config) (Strategy, error) { return newFedGNN(c), nil }},
+		{Name: FedSagePlus, Display: "FedSage+", Settings: sageSettings, Check: checkSage,
+			Describe: "FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
+			New:      func(c *Config) (Strategy, error) { return newFedSagePlus(c), nil }},
+		{Name: FedPubAPV, Display: "FED-PUB+APV", Uses: apvKnobs,
+			Describe: "FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
+			New:      func(c *Config) (Strategy, error) { return newFedPubAPV(c), nil }},
+		{Name: FedSageAPV, Display: "FedSage+APV", Uses: apvKnobs, Settings: sageSettings, Check: checkSage,
+			Describe: "FedSage+APV: FedSage+'s NeighGen rounds, then GraphSAGE + APV head mixed by softmax(alpha * APV cosine) instead of FedAvg",
+			New:      func(c *Config) (Strategy, error) { return newFedSageAPV(c), nil }},
+	} {
+		Register(m)
+	}
+}
+
+// gtaSettings are FedGTA's and FedGTA+APV's settings.
+var gtaSettings = []Setting{
+	{Key: "gta_moments", Type: Int, Default: strconv.Itoa(defaultGTAMoments),
+		Check: func(v string) string {
+			if n, _ := strconv.Atoi(v); n < 0 {
+				return ">= 1 (or 0 for the default)"
+			}
+			return ""
+		},
+		Normalize: func(v string) string {
+			if v == "0" { // a configuration from before FedGTA, such as an older checkpoint's
+				return strconv.Itoa(defaultGTAMoments)
+			}
+			return v
+		},
+		Doc: "fedgta, fedgta_apv: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)"},
+	{Key: "gta_type", Type: Choice, Default: string(defaultGTAType), Choices: []string{string(MomentsHybrid), string(MomentsOrigin)},
+		Doc: "fedgta, fedgta_apv: moments hybrid (raw and central) or origin (raw only)"},
+	{Key: "gta_eps", Type: Float, Default: fmtFloat(defaultGTAEps), Check: Finite,
+		Doc: "fedgta, fedgta_apv: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)"},
+}
+
+// sageSettings are FedSage+'s and FedSage+APV's settings.
+var sageSettings = []Setting{
+	{Key: "gen_rounds", Type: Int, Default: strconv.Itoa(defaultGenRounds), Check: AtLeast(0),
+		Doc: "fedsage_plus, fedsage_apv: rounds of the generator phase (NeighGen and the local classifier), then FedAvg (fedsage_apv: APV mixing) on the mended graphs"},
+	{Key: "gen_steps", Type: Int, Default: "1",
+		Doc: "fedsage_plus, fedsage_apv: Adam steps per generator round"},
+}
+
+// checkSage checks FedSage+'s and FedSage+APV's settings together.
+func checkSage(c *Config) error {
+	if c.layers() != 2 {
+		return &SettingError{"layers", strconv.Itoa(c.Layers), "2 (" + string(c.Algo) + "'s GraphSAGE networks have two layers)"}
+	}
+	if n := c.Options.Int("gen_steps"); n < 1 {
+		return &SettingError{"gen_steps", strconv.Itoa(n), ">= 1"}
+	}
+	return nil
+}
