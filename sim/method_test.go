@@ -176,7 +176,9 @@ func (*hooked) Name() Algorithm { return "hooked" }
 func (h *hooked) ClientHook(int) ClientHook {
 	return &hookClient{shift: h.shift}
 }
-func (h *hooked) Broadcast(round, client int) []float64 { return []float64{float64(round), h.sent[client]} }
+func (h *hooked) Broadcast(round, client int) []float64 {
+	return []float64{float64(round), h.sent[client]}
+}
 func (h *hooked) Mix(in *RoundInput) Mixing {
 	for _, u := range in.Updates {
 		h.sent[u.ID] = u.Extra[0]
