@@ -197,7 +197,7 @@ func (f fedSageAPV) Phase(round int) string {
 	return PhaseAPVMix
 }
 
-// Mix returns no mixing before round GenRounds and FedAux's weights
+// Mix returns no mixing before round gen_rounds and FedAux's weights
 // (with auto alpha when on) from it on.
 func (f fedSageAPV) Mix(in *RoundInput) Mixing {
 	if in.Round < f.genRounds {

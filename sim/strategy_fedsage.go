@@ -22,7 +22,7 @@ const (
 // with Missing Neighbor Generation", NeurIPS 2021) as docs/method.md#fedsage
 // decides it for fedaux, following OpenFGL within the protocol's budget:
 //
-//   - Rounds 1..GenRounds ("neighgen"): every client hides half of its
+//   - Rounds 1..gen_rounds ("neighgen"): every client hides half of its
 //     validation nodes, and trains its missing-neighbour generator
 //     NeighGen and a local GraphSAGE classifier on the impaired graph,
 //     GenSteps Adam steps a round, on
@@ -34,11 +34,11 @@ const (
 //     (see sageRelay). The server mixes nothing; each client's local
 //     classifier is evaluated on its un-mended full graph.
 //
-//   - After round GenRounds each client mends its full local graph with
+//   - After round gen_rounds each client mends its full local graph with
 //     its generator's predictions on the impaired graph, frees the
 //     generator, and the server averages the classifiers.
 //
-//   - Rounds GenRounds+1..T ("fedavg"): FedAvg of the classifier,
+//   - Rounds gen_rounds+1..T ("fedavg"): FedAvg of the classifier,
 //     weighted by training-set size, Epochs steps a round on the mended
 //     graphs, evaluated there.
 //
