@@ -2,10 +2,10 @@ package sim
 
 import "strconv"
 
-// The built-in methods register through Register, as any other method
-// does. The order fixes the order of their settings in Settings (mu,
-// tau, eps1, eps2, gta_*, fedgnn_expansion, gen_*), as before the
-// registry.
+// The built-in methods that live in sim register through Register, as
+// any other method does (FedProx and FedPer are in package methods). The
+// order fixes the order of their settings in Settings (tau, eps1, eps2,
+// gta_*, fedgnn_expansion, gen_*).
 func init() {
 	apvKnobs := []string{"alpha", "partners"}
 	one := func(st Strategy) func(*Config) (Strategy, error) {
@@ -27,13 +27,6 @@ func init() {
 			Describe: "FedAvg: plain 2-layer GCN, every client starts each round from the mean"},
 		{Name: Local, Display: "Local", New: one(local{}),
 			Describe: "Local: each client trains the FedAux client model alone, no communication"},
-		{Name: FedProx, Display: "FedProx",
-			Describe: "FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
-			Settings: []Setting{{Key: "mu", Type: Float, Default: fmtFloat(defaultMu), Check: NonNegative,
-				Doc: "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2"}},
-			New: func(c *Config) (Strategy, error) { return fedProx{mu: c.Options.Float("mu")}, nil }},
-		{Name: FedPer, Display: "FedPer", New: one(fedPer{}),
-			Describe: "FedPer: plain GCN, GCN layers averaged, classifier head kept local"},
 		{Name: FedPub, Display: "FED-PUB",
 			Describe: "FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)",
 			Settings: []Setting{{Key: "tau", Type: Float, Default: fmtFloat(defaultTau), Check: NonNegative,

@@ -12,7 +12,7 @@ import (
 func TestRoundMatrices(t *testing.T) {
 	want := map[Algorithm]Source{
 		FedAux: SourceAPV, FedAvgMask: SourceAPV, FedAuxHard: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
-		FedAvg: "", FedPer: "", FedProx: "", Local: "", FedSagePlus: "",
+		FedAvg: "", Local: "", FedSagePlus: "",
 		FedGTA: SourceMoments, FedGNN: "",
 		FedPubAPV: SourceAPV, FedGTAAPV: SourceAPV, FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
@@ -44,7 +44,7 @@ func TestRoundMatrices(t *testing.T) {
 			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
 		}
 		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
-		if algo == FedAvg || algo == FedPer || algo == FedProx || algo == GCFL || algo == FedPub || algo == FedGTA || algo == FedGNN { // no APV
+		if algo == FedAvg || algo == GCFL || algo == FedPub || algo == FedGTA || algo == FedGNN { // no APV
 			order = []string{"pc1", "readout", "functional"}
 		}
 		if algo == GCFL {

@@ -76,7 +76,7 @@ func TestRegisterRefusesBadDescriptors(t *testing.T) {
 		{Method{Name: "noncanon", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Type: Float, Default: "0.50"}}}, "not canonical"},
 		{Method{Name: "badchoice", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Type: Choice, Default: "a"}}}, "without Choices"},
 		{Method{Name: "badcheck", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Type: Float, Default: "-1", Check: NonNegative}}}, "Default -1, want"},
-		{Method{Name: "othermu", Describe: "x", New: ok, Settings: []Setting{{Key: "mu", Type: Float, Default: "0.5"}}}, "declared differently by [fedprox]"},
+		{Method{Name: "othermu", Describe: "x", New: ok, Settings: []Setting{{Key: "eps1", Type: Float, Default: "0.5"}}}, "declared differently by [gcfl]"},
 	} {
 		if got := registerPanic(c.m); !strings.Contains(got, c.want) {
 			t.Errorf("%s: panic %q, want it to say %q", c.m.Name, got, c.want)
@@ -305,7 +305,7 @@ func TestCheckpointFormat1(t *testing.T) {
 	if err := gob.NewEncoder(&payload).Encode(struct {
 		Format int
 		Config config1b
-	}{1, config1b{Algo: FedProx, Rounds: 7, Mu: 0.5, GCFLEps2: 0.2, GenRounds: 3, FedGNNExpansion: true}}); err != nil {
+	}{1, config1b{Algo: GCFL, Rounds: 7, Mu: 0.5, GCFLEps2: 0.2, GenRounds: 3, FedGNNExpansion: true}}); err != nil {
 		t.Fatal(err)
 	}
 	file.Reset()
@@ -318,15 +318,15 @@ func TestCheckpointFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, k := range []string{"mu", "tau", "eps1", "eps2", "gta_moments", "gta_type", "gta_eps", "gta_accept", "fedgnn_expansion", "gen_rounds", "gen_steps"} {
+	for _, k := range []string{"tau", "eps1", "eps2", "gta_moments", "gta_type", "gta_eps", "gta_accept", "fedgnn_expansion", "gen_rounds", "gen_steps"} {
 		got[k], _ = ck.Config.Get(k)
 	}
-	want := map[string]string{"mu": "0.5", "tau": "0", "eps1": "0", "eps2": "0.2", "gta_moments": "10", "gta_type": "hybrid",
+	want := map[string]string{"tau": "0", "eps1": "0", "eps2": "0.2", "gta_moments": "10", "gta_type": "hybrid",
 		"gta_eps": "0", "gta_accept": "moments", "fedgnn_expansion": "on", "gen_rounds": "3", "gen_steps": "0"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("format 1 settings\n%v\nwant\n%v", got, want)
 	}
-	if ck.Format != checkpointFormat || ck.Config.Rounds != 7 || ck.Config.Algo != FedProx {
+	if ck.Format != checkpointFormat || ck.Config.Rounds != 7 || ck.Config.Algo != GCFL {
 		t.Errorf("format %d, config %+v", ck.Format, ck.Config)
 	}
 }

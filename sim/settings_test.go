@@ -71,13 +71,13 @@ func TestFingerprint(t *testing.T) {
 	a := DefaultConfig()
 	b := a
 	b.Workers = 3
-	setOpts(t, &b, "mu", "0.5", "tau", "7")
+	setOpts(t, &b, "eps1", "0.5", "tau", "7")
 	if a.Fingerprint() != b.Fingerprint() {
-		t.Errorf("fedaux fingerprint depends on mu/tau/workers:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
+		t.Errorf("fedaux fingerprint depends on eps1/tau/workers:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
 	}
-	b.Algo, a.Algo = "fedprox", "fedprox"
+	b.Algo, a.Algo = "gcfl", "gcfl"
 	if a.Fingerprint() == b.Fingerprint() {
-		t.Errorf("fedprox fingerprint ignores mu: %s", a.Fingerprint())
+		t.Errorf("gcfl fingerprint ignores eps1: %s", a.Fingerprint())
 	}
 	c := DefaultConfig()
 	c.Layers = 0

@@ -20,9 +20,7 @@ func TestStrategyModelsAndShares(t *testing.T) {
 		shared string // names of the shared parameters, in layout order
 	}{
 		{"fedavg", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
-		{"fedprox", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 		{"gcfl", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
-		{"fedper", "conv1.weight conv1.bias conv2.weight conv2.bias"},
 		{"fedpub", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 		{"fedaux", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv"},
 		{"fedaux_hard", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv hard.conv1.weight hard.conv1.bias hard.conv2.weight hard.conv2.bias"},
@@ -51,43 +49,6 @@ func TestStrategyModelsAndShares(t *testing.T) {
 		}
 		if tt.algo.Describe() == "" {
 			t.Errorf("%s has no description", tt.algo)
-		}
-	}
-}
-
-// TestFedPerKeepsHeadLocal runs FedPer for two rounds: the GCN layers
-// start round 2 equal on every client, the classifier heads do not.
-func TestFedPerKeepsHeadLocal(t *testing.T) {
-	c := smallConfig("fedper")
-	c.Rounds = 2
-	e, err := New(c, smallData(t, 3), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := e.Step(ctx); err != nil {
-		t.Fatal(err)
-	}
-	heads := map[int][]float64{}
-	for i, r := range e.runners {
-		heads[i] = slices.Clone(r.(*Client).model.Param("cls.weight").Value)
-	}
-	for i, m := range e.pending {
-		e.runners[i].(*Client).load(m.Shared)
-	}
-	first := e.runners[0].(*Client).model
-	for i, r := range e.runners {
-		m := r.(*Client).model
-		for _, name := range []string{"conv1.weight", "conv2.bias"} {
-			if !slices.Equal(m.Param(name).Value, first.Param(name).Value) {
-				t.Errorf("client %d: %s not averaged", i, name)
-			}
-		}
-		if !slices.Equal(m.Param("cls.weight").Value, heads[i]) {
-			t.Errorf("client %d: the server touched the classifier head", i)
-		}
-		if i > 0 && slices.Equal(heads[i], heads[0]) {
-			t.Errorf("client %d: head equals client 0's after local training", i)
 		}
 	}
 }
@@ -140,31 +101,6 @@ func TestProximalGradient(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestFedProxIsFedAvgAtMuZero compares FedProx with FedAvg. With one
-// local step per round the proximal gradient mu (theta - theta_global)
-// vanishes (theta is theta_global when the only gradient is taken), so
-// FedProx is FedAvg bit for bit at any mu; with two local steps it is
-// FedAvg only at mu = 0.
-func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
-	run := func(algo Algorithm, mu float64, epochs int) []RoundReport {
-		c := smallConfig(algo)
-		c.Rounds, c.Epochs = 3, epochs
-		setOpts(t, &c, "mu", fmtFloat(mu))
-		e := runEngine(t, c, smallData(t, 3))
-		return stripTimes(e.Reports())
-	}
-	if !reflect.DeepEqual(run("fedavg", 0, 1), run("fedprox", 1, 1)) {
-		t.Error("one local step: fedprox with mu = 1 differs from fedavg")
-	}
-	avg := run("fedavg", 0, 2)
-	if !reflect.DeepEqual(avg, run("fedprox", 0, 2)) {
-		t.Error("two local steps: fedprox with mu = 0 differs from fedavg")
-	}
-	if reflect.DeepEqual(avg, run("fedprox", 1, 2)) {
-		t.Error("two local steps: fedprox with mu = 1 equals fedavg")
 	}
 }
 
@@ -337,7 +273,6 @@ func TestBaselineConfigValidate(t *testing.T) {
 		flag string
 		f    func(*Config)
 	}{
-		{"mu", func(c *Config) { setOpts(t, c, "mu", "-1") }},
 		{"tau", func(c *Config) { setOpts(t, c, "tau", fmtFloat(math.NaN())) }},
 		{"eps1", func(c *Config) { setOpts(t, c, "eps1", fmtFloat(math.Inf(1))) }},
 		{"eps2", func(c *Config) { setOpts(t, c, "eps2", "-0.1") }},
@@ -350,8 +285,8 @@ func TestBaselineConfigValidate(t *testing.T) {
 	}
 	d := DefaultConfig()
 	o := d.Options
-	if o.Float("mu") != 0.01 || o.Float("tau") != 3 || o.Float("eps1") != 0.05 || o.Float("eps2") != 0.1 {
-		t.Errorf("defaults mu %v tau %v eps %v %v", o.Float("mu"), o.Float("tau"), o.Float("eps1"), o.Float("eps2"))
+	if o.Float("tau") != 3 || o.Float("eps1") != 0.05 || o.Float("eps2") != 0.1 {
+		t.Errorf("defaults tau %v eps %v %v", o.Float("tau"), o.Float("eps1"), o.Float("eps2"))
 	}
 }
 

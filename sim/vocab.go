@@ -9,15 +9,14 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms.
+// The algorithms whose strategies are in sim (FedProx and FedPer are in
+// package methods).
 const (
 	FedAux     Algorithm = "fedaux"      // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
 	FedAvgMask Algorithm = "fedavg_mask" // ablation ii: FedAux's client, uniform weights
 	FedAuxHard Algorithm = "fedaux_hard" // ablation i: the kernel replaced by sort + two 1-D convolutions
 	FedAvg     Algorithm = "fedavg"
 	Local      Algorithm = "local"
-	FedProx    Algorithm = "fedprox"
-	FedPer     Algorithm = "fedper"
 	GCFL       Algorithm = "gcfl"
 	FedPub     Algorithm = "fedpub"
 	FedGNN     Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg

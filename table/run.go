@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -36,7 +37,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 	switch kind {
 	case Main:
 		return []string{"cora", "citeseer", "computer", "photo"}, []int{5, 10, 20},
-			[]sim.Algorithm{sim.Local, sim.FedAvg, sim.FedProx, sim.FedPer, sim.GCFL, sim.FedGNN, sim.FedGTA, sim.FedSagePlus, sim.FedPub, sim.FedAux}, nil
+			[]sim.Algorithm{sim.Local, sim.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, sim.FedGNN, sim.FedGTA, sim.FedSagePlus, sim.FedPub, sim.FedAux}, nil
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
 			[]sim.Algorithm{sim.FedAux, sim.FedAuxHard, sim.FedAvgMask}, nil

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -20,7 +21,7 @@ import (
 
 func tinyOptions(dir string, seeds int) Options {
 	return Options{
-		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []sim.Algorithm{sim.FedAvg, sim.FedProx},
+		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []sim.Algorithm{sim.FedAvg, methods.FedProx},
 		Seeds: seeds, Seed: 1, Out: dir, Base: func(c *sim.Config) error { c.Workers = 1; return nil },
 		Lookup: func(ds string, k int) (*presets.Preset, error) {
 			return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
@@ -337,7 +338,7 @@ func TestAlgoSettings(t *testing.T) {
 	g := &grid{byPos: map[pos]*study.Cell{}}
 	mu := map[string]float64{"cora": 0.01, "citeseer": 0.5, "computer": 0.01}
 	for _, ds := range o.Datasets {
-		for _, a := range []sim.Algorithm{sim.FedProx, sim.FedPer} {
+		for _, a := range []sim.Algorithm{methods.FedProx, methods.FedPer} {
 			cfg := sim.DefaultConfig()
 			cfg.Algo = a
 			if err := cfg.Set("mu", fmt.Sprint(mu[ds])); err != nil {
@@ -346,16 +347,16 @@ func TestAlgoSettings(t *testing.T) {
 			g.byPos[pos{ds, 10, a, 42}] = &study.Cell{Config: cfg}
 		}
 	}
-	if got, want := o.algoSettings(g, sim.FedProx), "mu=0.01 (Cora, Amazon-Computer) / mu=0.5 (CiteSeer)"; got != want {
+	if got, want := o.algoSettings(g, methods.FedProx), "mu=0.01 (Cora, Amazon-Computer) / mu=0.5 (CiteSeer)"; got != want {
 		t.Errorf("FedProx: %q, want %q", got, want)
 	}
-	if err := g.byPos[pos{"citeseer", 10, sim.FedProx, 42}].Config.Set("mu", "0.01"); err != nil {
+	if err := g.byPos[pos{"citeseer", 10, methods.FedProx, 42}].Config.Set("mu", "0.01"); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := o.algoSettings(g, sim.FedProx), "mu=0.01"; got != want {
+	if got, want := o.algoSettings(g, methods.FedProx), "mu=0.01"; got != want {
 		t.Errorf("FedProx, one mu: %q, want %q", got, want)
 	}
-	if got := o.algoSettings(g, sim.FedPer); got != "" {
+	if got := o.algoSettings(g, methods.FedPer); got != "" {
 		t.Errorf("FedPer has no settings of its own: %q", got)
 	}
 }

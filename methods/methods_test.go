@@ -1,0 +1,185 @@
+package methods_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// smallData is sim's test federation: a two-group SBM of 240 nodes in 8
+// clients (seed 3 or 7).
+func smallData(t testing.TB, seed uint64) *sim.Data {
+	t.Helper()
+	cfg := graphio.DefaultSBM()
+	cfg.Nodes, cfg.Clients, cfg.Groups = 240, 8, 2
+	cfg.IntraProb = []float64{0.2, 0.4}
+	cfg.Classes = 3
+	cfg.Seed = seed
+	g, block, groups, err := graphio.GenerateSBM(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles, err := graphio.SplitSeeded(g.N(), seed, graphio.DefaultTrainFrac, graphio.DefaultTestFrac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := graphio.Partition(g, block, roles, cfg.Clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses, Groups: groups}
+}
+
+// smallConfig is sim's test configuration.
+func smallConfig(algo sim.Algorithm) sim.Config {
+	c := sim.DefaultConfig()
+	c.Algo, c.Rounds, c.Hidden = algo, 4, 16
+	return c
+}
+
+func run(t testing.TB, c sim.Config, d *sim.Data, want ...string) *sim.Engine {
+	t.Helper()
+	e, err := sim.New(c, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Want(want...)
+	if _, err := e.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func reports(e *sim.Engine) []sim.RoundReport {
+	var out []sim.RoundReport
+	for _, r := range e.Reports() {
+		c := *r
+		c.Seconds = 0
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestGolden checks the methods' numbers and result keys against the
+// digests sim recorded for them before they moved here (sim's
+// goldenReports and goldenFingerprints: the same run, the same hash).
+func TestGolden(t *testing.T) {
+	reportsWant := map[sim.Algorithm]string{
+		methods.FedPer:  "06523702412095a9add8bfdc463afec2d8b9d01fc9095c5f9b3e14e97d275141",
+		methods.FedProx: "3a6dfbec88ad808e64304495c306b0c2fabf5caecf6a10f0151e9d4aeaf82062",
+	}
+	fingerprintWant := map[sim.Algorithm]string{
+		methods.FedPer:  "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
+		methods.FedProx: "f10fc9fb181b259082e2043ac1d76b542c58243f33192865ec8f5e11156874b7",
+	}
+	for algo, want := range reportsWant {
+		c := smallConfig(algo)
+		c.Workers, c.Epochs = 2, 2
+		b, err := json.Marshal(reports(run(t, c, smallData(t, 7), sim.WantAll)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := digest(b); got != want {
+			t.Errorf("%s: reports digest %s, golden %s", algo, got, want)
+		}
+		d := sim.DefaultConfig()
+		d.Algo = algo
+		if got := digest([]byte(d.Fingerprint())); got != fingerprintWant[algo] {
+			t.Errorf("%s: fingerprint %s (digest %s, golden %s)", algo, d.Fingerprint(), got, fingerprintWant[algo])
+		}
+	}
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TestRegistered checks the methods' descriptors as the command line
+// reads them.
+func TestRegistered(t *testing.T) {
+	for algo, display := range map[sim.Algorithm]string{methods.FedProx: "FedProx", methods.FedPer: "FedPer"} {
+		if !slices.Contains(sim.Algorithms(), algo) || algo.Display() != display || algo.Describe() == "" {
+			t.Errorf("%s: registered %v, display %q, description %q", algo, slices.Contains(sim.Algorithms(), algo), algo.Display(), algo.Describe())
+		}
+	}
+	if got := sim.AlgorithmSettings(methods.FedProx); !slices.Equal(got, []string{"mu"}) {
+		t.Errorf("fedprox reads %v", got)
+	}
+	c := sim.DefaultConfig()
+	if c.Options.Float("mu") != 0.01 {
+		t.Errorf("default mu %v", c.Options.Float("mu"))
+	}
+	if err := c.Set("mu", "-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || err.Error() != "sim: mu = -1, want a finite value >= 0" {
+		t.Errorf("Validate = %v", err)
+	}
+}
+
+// TestFedPerKeepsHeadLocal runs FedPer for one round: the GCN layers
+// travel, the classifier head does not, so the heads differ between
+// clients after the round and FedPer differs from FedAvg.
+func TestFedPerKeepsHeadLocal(t *testing.T) {
+	c := smallConfig(methods.FedPer)
+	c.Rounds = 2
+	d := smallData(t, 3)
+	e := run(t, c, d)
+	models, _, err := e.Models()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(models[0].Param("cls.weight").Value, models[1].Param("cls.weight").Value) {
+		t.Error("two clients have the same classifier head")
+	}
+	c.Algo = sim.FedAvg
+	if reflect.DeepEqual(reports(e), reports(run(t, c, d))) {
+		t.Error("fedper is fedavg")
+	}
+	var names []string
+	for _, p := range models[0].Params() {
+		if e.Strategy().Shares(p) {
+			names = append(names, p.Name)
+		}
+	}
+	if got := strings.Join(names, " "); got != "conv1.weight conv1.bias conv2.weight conv2.bias" {
+		t.Errorf("fedper shares %q", got)
+	}
+}
+
+// TestFedProxIsFedAvgAtMuZero compares FedProx with FedAvg. With one
+// local step per round the proximal gradient mu (theta - theta_global)
+// vanishes (theta is theta_global when the only gradient is taken), so
+// FedProx is FedAvg bit for bit at any mu; with two local steps it is
+// FedAvg only at mu = 0.
+func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
+	d := smallData(t, 3)
+	runMu := func(algo sim.Algorithm, mu string, epochs int) []sim.RoundReport {
+		c := smallConfig(algo)
+		c.Rounds, c.Epochs = 3, epochs
+		if err := c.Set("mu", mu); err != nil {
+			t.Fatal(err)
+		}
+		return reports(run(t, c, d))
+	}
+	if !reflect.DeepEqual(runMu(sim.FedAvg, "0", 1), runMu(methods.FedProx, "1", 1)) {
+		t.Error("one local step: fedprox with mu = 1 differs from fedavg")
+	}
+	avg := runMu(sim.FedAvg, "0", 2)
+	if !reflect.DeepEqual(avg, runMu(methods.FedProx, "0", 2)) {
+		t.Error("two local steps: fedprox with mu = 0 differs from fedavg")
+	}
+	if reflect.DeepEqual(avg, runMu(methods.FedProx, "1", 2)) {
+		t.Error("two local steps: fedprox with mu = 1 equals fedavg")
+	}
+}
