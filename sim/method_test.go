@@ -191,7 +191,6 @@ func (h *hooked) UnmarshalState(b []byte) error { return json.Unmarshal(b, &h.se
 type hookClient struct {
 	shift  float64
 	rounds float64
-	seen   []float64
 }
 
 func (c *hookClient) Start(msg *Message, shared []*gnn.Param) error {

@@ -229,9 +229,6 @@ func (o *Options) set(s *Setting, v string) {
 	o.m = m
 }
 
-// keys returns the keys set, sorted.
-func (o Options) keys() []string { return slices.Sorted(maps.Keys(o.m)) }
-
 // GobEncode implements gob.GobEncoder: the values set, by key.
 func (o Options) GobEncode() ([]byte, error) {
 	var buf bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	_ "github.com/fedaux/fedaux/methods" // fedprox's mu
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
