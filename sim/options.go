@@ -229,21 +229,33 @@ func (o *Options) set(s *Setting, v string) {
 	o.m = m
 }
 
-// GobEncode implements gob.GobEncoder: the values set, by key.
+// GobEncode implements gob.GobEncoder: the values set, as key, value
+// pairs sorted by key (so that equal Options encode to equal bytes).
 func (o Options) GobEncode() ([]byte, error) {
+	kv := make([]string, 0, 2*len(o.m))
+	for _, k := range slices.Sorted(maps.Keys(o.m)) {
+		kv = append(kv, k, o.m[k])
+	}
 	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode(o.m)
+	err := gob.NewEncoder(&buf).Encode(kv)
 	return buf.Bytes(), err
 }
 
 // GobDecode implements gob.GobDecoder.
 func (o *Options) GobDecode(b []byte) error {
-	var m map[string]string
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&m); err != nil {
+	var kv []string
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&kv); err != nil {
 		return err
 	}
-	if len(m) == 0 {
-		m = nil
+	if len(kv)%2 != 0 {
+		return fmt.Errorf("sim: options: %d strings, want key, value pairs", len(kv))
+	}
+	var m map[string]string
+	for i := 0; i < len(kv); i += 2 {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[kv[i]] = kv[i+1]
 	}
 	o.m = m
 	return nil
