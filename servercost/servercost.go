@@ -62,8 +62,9 @@ type Result struct {
 }
 
 // Run runs the cora-10 engines, measures every case (Cases) and, when
-// opts.Out is set, writes MarkdownFile and FigureFile there. The timings
-// are the machine's: run it on a quiet one.
+// opts.Out is set, writes MarkdownFile and FigureFile there (when that
+// fails, Run returns the Result with the error). The timings are the
+// machine's: run it on a quiet one.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -76,18 +77,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Out == "" {
 		return r, nil
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return nil, err
+	return r, r.WriteFiles()
+}
+
+// WriteFiles writes MarkdownFile and FigureFile in Options.Out.
+func (r *Result) WriteFiles() error {
+	if err := os.MkdirAll(r.Options.Out, 0o755); err != nil {
+		return err
 	}
-	if err := export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
+	if err := export.WriteFileAtomic(filepath.Join(r.Options.Out, MarkdownFile), func(w io.Writer) error {
 		return Render(w, r)
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	if err := export.WriteFileAtomic(filepath.Join(opts.Out, FigureFile), r.figure); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return export.WriteFileAtomic(filepath.Join(r.Options.Out, FigureFile), r.figure)
 }
 
 // figure draws time (GOMAXPROCS 1) against peak memory, the proxy
