@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,8 +13,7 @@ import (
 // serverCostCmd measures the server's similarity step: `fedaux
 // servercost [-rounds 50] [-reps 50] [-warm 5] [-out DIR]`.
 func serverCostCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("servercost", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("servercost", stderr)
 	dataDir := fs.String("data", "", "data directory (default $FEDAUX_DATA or ../shared/data)")
 	out := fs.String("out", filepath.Join("results", "server-cost"), "output directory")
 	rounds := fs.Int("rounds", 50, "rounds of the cora-10 engines before their uploads are taken")
