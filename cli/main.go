@@ -1,6 +1,3 @@
-// Package cli is the command line of fedaux: personalised subgraph
-// federated learning (FedAux and its baselines) round by round, headless
-// with `fedaux run`, or in the terminal console.
 package cli
 
 import (
