@@ -13,7 +13,7 @@ import (
 // Main runs the command line with args, the arguments after the
 // program's name, and returns the process's exit status: 0, 1 for an
 // error, 2 for an unknown command, 128 plus the signal's number for a
-// study an interrupt stopped.
+// run or a study that an interrupt stopped before its end.
 func Main(args []string) int {
 	cmd := ""
 	if len(args) > 0 {
