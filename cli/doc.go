@@ -13,7 +13,7 @@
 // SIGTERM) when an interrupt stopped a run or a study before its end, so
 // that a scheduler does not take the unfinished work for done.
 //
-// It is the top of the layers (docs/design.md): one file per subcommand
+// It is the top of the layers (docs/library.md): one file per subcommand
 // reads the flags into the options of the package below it (sim and
 // presets for runs, tui for the console, table, sweep, convergence,
 // similarity, privacy and servercost for the studies, study for shards
