@@ -12,7 +12,8 @@
 // The command is package cli; this package only calls cli.Main. The
 // packages, from the bottom up: internal/vec (kernels), gnn (one
 // client's model), graphio and partition (graphs, splits, partitions),
-// datasets (downloads), sim (the engine), presets (scenarios), export (logs, CSV, figures),
-// study and the study packages (table, sweep, convergence, similarity,
-// privacy, servercost), tui (the console) and cli.
+// datasets (downloads), sim (the engine), presets (scenarios), export
+// (logs, CSV, figures), study and the study packages (table, sweep,
+// convergence, similarity, privacy, servercost), tui (the console) and
+// cli; docs/library.md has the map.
 package main
