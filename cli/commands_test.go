@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,4 +53,53 @@ func TestUsageListsEveryCommand(t *testing.T) {
 	if err := helpCmd([]string{"nope"}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "tui, run") {
 		t.Errorf("help nope: %v, want an error listing the commands", err)
 	}
+}
+
+// TestMainExitStatus checks Main's exit statuses and where it writes,
+// with the process's standard output and error sent to files.
+func TestMainExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args           []string
+		code           int
+		stdout, stderr string // what each must contain
+	}{
+		{[]string{"version"}, 0, "fedaux ", ""},
+		{[]string{"help"}, 0, "", "Commands:"},
+		{[]string{"-h"}, 0, "", "Commands:"},
+		{[]string{"help", "sweep"}, 0, "", "usage: fedaux sweep -preset"},
+		{[]string{"sweep", "-h"}, 0, "", "usage: fedaux sweep -preset"},
+		{[]string{"nope"}, 2, "", `unknown command "nope"`},
+		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
+		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
+	}
+	for i, tt := range tests {
+		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))
+		code := withOutput(t, stdout, stderr, func() int { return Main(tt.args) })
+		out, _ := os.ReadFile(stdout)
+		errOut, _ := os.ReadFile(stderr)
+		if code != tt.code || !strings.Contains(string(out), tt.stdout) || !strings.Contains(string(errOut), tt.stderr) {
+			t.Errorf("fedaux %v: status %d, stdout %.80q, stderr %.80q; want %d, %q, %q", tt.args, code, out, errOut, tt.code, tt.stdout, tt.stderr)
+		}
+	}
+}
+
+// withOutput runs f with os.Stdout and os.Stderr writing to the files
+// stdout and stderr.
+func withOutput(t *testing.T, stdout, stderr string, f func() int) int {
+	t.Helper()
+	o, err := os.Create(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	e, err := os.Create(stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	saveOut, saveErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = o, e
+	defer func() { os.Stdout, os.Stderr = saveOut, saveErr }()
+	return f()
 }
