@@ -12,7 +12,7 @@ package methods
 
 import "github.com/fedaux/fedaux/sim"
 
-// The methods of this package.
+// The methods of this package (and FedAvgMask, FedAuxHard).
 const (
 	FedProx sim.Algorithm = "fedprox"
 	FedPer  sim.Algorithm = "fedper"

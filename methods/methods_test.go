@@ -74,12 +74,16 @@ func reports(e *sim.Engine) []sim.RoundReport {
 // goldenReports and goldenFingerprints: the same run, the same hash).
 func TestGolden(t *testing.T) {
 	reportsWant := map[sim.Algorithm]string{
-		methods.FedPer:  "06523702412095a9add8bfdc463afec2d8b9d01fc9095c5f9b3e14e97d275141",
-		methods.FedProx: "3a6dfbec88ad808e64304495c306b0c2fabf5caecf6a10f0151e9d4aeaf82062",
+		methods.FedPer:     "06523702412095a9add8bfdc463afec2d8b9d01fc9095c5f9b3e14e97d275141",
+		methods.FedProx:    "3a6dfbec88ad808e64304495c306b0c2fabf5caecf6a10f0151e9d4aeaf82062",
+		methods.FedAuxHard: "c8611f645eaf36044cf6606570c96e7e06bbc636ec2dbbf347c4b350ded551db",
+		methods.FedAvgMask: "0b8d49024757a564ec125a7ccdbf1d97f38b36a12cd95a7a04ad963a0d8ea034",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
-		methods.FedPer:  "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
-		methods.FedProx: "f10fc9fb181b259082e2043ac1d76b542c58243f33192865ec8f5e11156874b7",
+		methods.FedPer:     "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
+		methods.FedProx:    "f10fc9fb181b259082e2043ac1d76b542c58243f33192865ec8f5e11156874b7",
+		methods.FedAuxHard: "d39ebfcd76aa177dc3c97cda5035dd6348177e4b31fc829b84000316c7d74465",
+		methods.FedAvgMask: "66415205cd13e763b75db3cbc191dec394f502294f1c707921c1adb3db095b7b",
 	}
 	for algo, want := range reportsWant {
 		c := smallConfig(algo)
@@ -107,7 +111,8 @@ func digest(b []byte) string {
 // TestRegistered checks the methods' descriptors as the command line
 // reads them.
 func TestRegistered(t *testing.T) {
-	for algo, display := range map[sim.Algorithm]string{methods.FedProx: "FedProx", methods.FedPer: "FedPer"} {
+	for algo, display := range map[sim.Algorithm]string{methods.FedProx: "FedProx", methods.FedPer: "FedPer",
+		methods.FedAvgMask: "FedAvg_mask", methods.FedAuxHard: "FedAux_hard"} {
 		if !slices.Contains(sim.Algorithms(), algo) || algo.Display() != display || algo.Describe() == "" {
 			t.Errorf("%s: registered %v, display %q, description %q", algo, slices.Contains(sim.Algorithms(), algo), algo.Display(), algo.Describe())
 		}
@@ -181,5 +186,57 @@ func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 	}
 	if reflect.DeepEqual(avg, runMu(methods.FedProx, "1", 2)) {
 		t.Error("two local steps: fedprox with mu = 1 equals fedavg")
+	}
+}
+
+// TestAblations checks FedAux's ablations: what they share, which knobs
+// they read, and that fedavg_mask's weights are uniform beside the APV
+// similarity.
+func TestAblations(t *testing.T) {
+	d := smallData(t, 3)
+	for _, c := range []struct {
+		algo                   sim.Algorithm
+		shared                 string
+		alpha, sigma, partners bool
+	}{
+		{methods.FedAuxHard, "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv hard.conv1.weight hard.conv1.bias hard.conv2.weight hard.conv2.bias", true, false, true},
+		{methods.FedAvgMask, "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv", false, true, false},
+	} {
+		e, err := sim.New(smallConfig(c.algo), d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := e.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		models, _, err := e.Models()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, p := range models[0].Params() {
+			if e.Strategy().Shares(p) {
+				names = append(names, p.Name)
+			}
+		}
+		if got := strings.Join(names, " "); got != c.shared {
+			t.Errorf("%s shares %q, want %q", c.algo, got, c.shared)
+		}
+		if a, s, p := e.ReadsKnob(sim.KnobAlpha), e.ReadsKnob(sim.KnobSigma), e.ReadsKnob(sim.KnobPartners); a != c.alpha || s != c.sigma || p != c.partners {
+			t.Errorf("%s reads alpha %v sigma %v partners %v, want %v %v %v", c.algo, a, s, p, c.alpha, c.sigma, c.partners)
+		}
+		if rep.Similarity == nil || rep.WeightsFrom != sim.SourceAPV {
+			t.Errorf("%s: weights from %q, similarity %v", c.algo, rep.WeightsFrom, rep.Similarity != nil)
+		}
+		if c.algo == methods.FedAvgMask {
+			for i, row := range rep.Weights {
+				for j, v := range row {
+					if v != 1.0/8 {
+						t.Fatalf("fedavg_mask: w[%d][%d] = %v, want 1/8", i, j, v)
+					}
+				}
+			}
+		}
 	}
 }

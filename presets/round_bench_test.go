@@ -6,6 +6,7 @@ import (
 
 	"github.com/fedaux/fedaux/internal/cputime"
 	"github.com/fedaux/fedaux/internal/datadir"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkRound(b *testing.B) {
 	}{
 		{"cora-10-ref", sim.FedAux},
 		{"computer-10", sim.FedAux},
-		{"computer-10", sim.FedAuxHard},
+		{"computer-10", methods.FedAuxHard},
 		{"cora-10-ref", sim.FedSagePlus},
 		{"computer-10", sim.FedSagePlus},
 	} {

@@ -3,9 +3,9 @@ package sim
 import "strconv"
 
 // The built-in methods that live in sim register through Register, as
-// any other method does (FedProx and FedPer are in package methods). The
-// order fixes the order of their settings in Settings (tau, eps1, eps2,
-// gta_*, fedgnn_expansion, gen_*).
+// any other method does (FedAvg_mask, FedAux_hard, FedProx and FedPer
+// are in package methods). The order fixes the order of their settings
+// in Settings (tau, eps1, eps2, gta_*, fedgnn_expansion, gen_*).
 func init() {
 	apvKnobs := []string{"alpha", "partners"}
 	one := func(st Strategy) func(*Config) (Strategy, error) {
@@ -16,13 +16,6 @@ func init() {
 		{Name: FedAux, Display: "FedAux", Uses: apvKnobs,
 			Describe: "FedAux: masked GCN + APV kernel; server mixes by softmax(alpha * APV cosine) (Eq. 3, 4, 6)",
 			New:      func(c *Config) (Strategy, error) { return aux(c), nil }},
-		{Name: FedAvgMask, Display: "FedAvg_mask",
-			Describe: "ablation ii: FedAux client, uniform server weights (alpha = 0)",
-			New: func(c *Config) (Strategy, error) {
-				f := aux(c)
-				f.uniform = true
-				return f, nil
-			}},
 		{Name: FedAvg, Display: "FedAvg", New: one(fedAvg{}),
 			Describe: "FedAvg: plain 2-layer GCN, every client starts each round from the mean"},
 		{Name: Local, Display: "Local", New: one(local{}),
@@ -43,9 +36,6 @@ func init() {
 			New: func(c *Config) (Strategy, error) {
 				return &gcfl{eps1: c.Options.Float("eps1"), eps2: c.Options.Float("eps2")}, nil
 			}},
-		{Name: FedAuxHard, Display: "FedAux_hard", Uses: apvKnobs,
-			Describe: "ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
-			New:      func(c *Config) (Strategy, error) { return fedAuxHard{aux(c)}, nil }},
 		{Name: FedGTA, Display: "FedGTA", Settings: gtaSettings,
 			Describe: "FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence",
 			New:      func(c *Config) (Strategy, error) { return newFedGTA(c), nil }},

@@ -109,7 +109,6 @@ func TestStrategyWeights(t *testing.T) {
 		hasSim  bool
 	}{
 		{"fedaux", false, false, true},
-		{"fedavg_mask", true, false, true},
 		{"fedavg", true, false, false},
 		{"local", false, true, false},
 	}

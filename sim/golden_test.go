@@ -20,9 +20,7 @@ import (
 // package methods have theirs in its tests.
 var goldenReports = map[Algorithm]string{
 	"fedaux":       "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
-	"fedaux_hard":  "c8611f645eaf36044cf6606570c96e7e06bbc636ec2dbbf347c4b350ded551db",
 	"fedavg":       "59df92c84ae96f65aaf96a03c0dec3c6a134a5c03d4b54ce08511facd62fd8db",
-	"fedavg_mask":  "0b8d49024757a564ec125a7ccdbf1d97f38b36a12cd95a7a04ad963a0d8ea034",
 	"fedgnn":       "c49f98ebf943a217c80993d025484f35ffa7a427a7e8e7d404bb758a2a996987",
 	"fedgta":       "3ed35bf2b9ab0f55a3f513517ca4042f179d27ba1714c28fb1c55dba3d8afdf6",
 	"fedpub":       "0b1834d1e058b0629232cab6211808def53b6b8dc09b62f8905b0bdecef60fd0",
@@ -82,9 +80,7 @@ func TestGoldenReports(t *testing.T) {
 // so a new setting must leave the algorithms that do not read it alone.
 var goldenFingerprints = map[Algorithm]string{
 	"fedaux":       "57414a9850d3edb6dce4bed7dd05b3db75eff8ceab17756c43922c9083d93d1d",
-	"fedaux_hard":  "d39ebfcd76aa177dc3c97cda5035dd6348177e4b31fc829b84000316c7d74465",
 	"fedavg":       "677ac7a19885fde1643d066fc02412fd27c8323bf2799219b79a856d2cb03587",
-	"fedavg_mask":  "66415205cd13e763b75db3cbc191dec394f502294f1c707921c1adb3db095b7b",
 	"fedgnn":       "dfe3c819eec12cca085410262ed1686090f9c2608179ab3084f4aacb0755f4ce",
 	"fedgta":       "18c28114151ba272f7736f00fc852ea61466c36d387005e7584331e78b524f20",
 	"fedpub":       "a9694af54556beb625044780fd3c88a2637b44385f070423a4891db976f15317",

@@ -11,7 +11,7 @@ import (
 // is the one logged as weights_from, and the matrices' order.
 func TestRoundMatrices(t *testing.T) {
 	want := map[Algorithm]Source{
-		FedAux: SourceAPV, FedAvgMask: SourceAPV, FedAuxHard: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
+		FedAux: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
 		FedAvg: "", Local: "", FedSagePlus: "",
 		FedGTA: SourceMoments, FedGNN: "",
 		FedPubAPV: SourceAPV, FedGTAAPV: SourceAPV, FedSageAPV: "", // FedSage+APV: no mixing in a generator round

@@ -165,7 +165,6 @@ func TestReadsKnob(t *testing.T) {
 		alpha, sigma, partners bool
 	}{
 		{FedAux, true, true, true},
-		{FedAuxHard, true, false, true},
 		{FedAvg, false, false, false},
 		{Local, false, true, false},
 		{GCFL, false, false, false},

@@ -71,27 +71,29 @@ type Strategy interface {
 // weights softmax(alpha * sim(k, l)) over l, sim the cosine of the chosen
 // signature (Eq. 3, 4, 6; the paper's signature is the APV).
 type fedAux struct {
-	uniform bool
-	source  Source
-	apvMix  bool
+	source Source
+	apvMix bool
 }
 
-func (f fedAux) Name() Algorithm {
-	if f.uniform {
-		return "fedavg_mask"
-	}
-	return "fedaux"
+func (fedAux) Name() Algorithm             { return FedAux }
+func (fedAux) Model(cfg *gnn.Config)       { cfg.Masked, cfg.Kernel = true, true }
+func (f fedAux) Uses() []Source            { return []Source{f.source} }
+func (f fedAux) Shares(p *gnn.Param) bool  { return SharesAPV(p, f.apvMix) }
+func (f fedAux) Mix(in *RoundInput) Mixing { return SimilarityMixing(in, f.source) }
+
+// SharesAPV is FedAux's Shares: every parameter that is not personal (the
+// masks are), the APV only when apvMix (-apv_mix).
+func SharesAPV(p *gnn.Param, apvMix bool) bool {
+	return !p.Personal && (apvMix || p.Name != "apv")
 }
-func (fedAux) Model(cfg *gnn.Config) { cfg.Masked, cfg.Kernel = true, true }
-func (f fedAux) Uses() []Source      { return []Source{f.source} }
-func (f fedAux) Shares(p *gnn.Param) bool {
-	return !p.Personal && (f.apvMix || p.Name != "apv")
-}
-func (f fedAux) Mix(in *RoundInput) Mixing {
-	sim := in.Views[f.source] // Eq. 3 for the APV
-	if f.uniform {
-		return Mixing{W: softmaxRows(sim, 0), Similarity: sim, Source: f.source}
-	}
+
+// SimilarityMixing is FedAux's server (Eq. 4): the weights
+// softmax(alpha * S) row by row, S the round's view of source (Eq. 3 for
+// the APV) and alpha the round's knob, or chosen per client for the
+// target number of partners under auto alpha (Knobs.Partners > 0,
+// Mixing.Alphas). The Mixing names S as the similarity it came from.
+func SimilarityMixing(in *RoundInput, source Source) Mixing {
+	sim := in.Views[source]
 	if in.Knobs.Partners > 0 {
 		w := make([][]float64, len(sim))
 		alphas := make([]float64, len(sim))
@@ -99,9 +101,9 @@ func (f fedAux) Mix(in *RoundInput) Mixing {
 			alphas[k] = alphaForPartners(row, in.Knobs.Partners)
 			w[k] = softmaxRows([][]float64{row}, alphas[k])[0]
 		}
-		return Mixing{W: w, Similarity: sim, Alphas: alphas, Source: f.source}
+		return Mixing{W: w, Similarity: sim, Alphas: alphas, Source: source}
 	}
-	return Mixing{W: softmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: f.source} // Eq. 4
+	return Mixing{W: softmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: source} // Eq. 4
 }
 
 // fedAvg is plain FedAvg on a plain GCN: the unweighted mean.
@@ -159,6 +161,10 @@ func cosineMatrix(v [][]float64) [][]float64 {
 	}
 	return m
 }
+
+// SoftmaxRows returns w_kl = exp(alpha s_kl) / sum_r exp(alpha s_kr)
+// (Eq. 4); at alpha 0 every row is uniform.
+func SoftmaxRows(s [][]float64, alpha float64) [][]float64 { return softmaxRows(s, alpha) }
 
 // softmaxRows returns w_kl = exp(alpha s_kl) / sum_r exp(alpha s_kr) (Eq. 4).
 func softmaxRows(s [][]float64, alpha float64) [][]float64 {

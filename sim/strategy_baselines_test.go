@@ -23,7 +23,6 @@ func TestStrategyModelsAndShares(t *testing.T) {
 		{"gcfl", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 		{"fedpub", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 		{"fedaux", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv"},
-		{"fedaux_hard", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv hard.conv1.weight hard.conv1.bias hard.conv2.weight hard.conv2.bias"},
 		{"local", ""},
 		{"fedgta", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 		{"fedgnn", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},

@@ -9,18 +9,16 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedProx and FedPer are in
-// package methods).
+// The algorithms whose strategies are in sim (FedAvg_mask, FedAux_hard,
+// FedProx and FedPer are in package methods).
 const (
-	FedAux     Algorithm = "fedaux"      // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
-	FedAvgMask Algorithm = "fedavg_mask" // ablation ii: FedAux's client, uniform weights
-	FedAuxHard Algorithm = "fedaux_hard" // ablation i: the kernel replaced by sort + two 1-D convolutions
-	FedAvg     Algorithm = "fedavg"
-	Local      Algorithm = "local"
-	GCFL       Algorithm = "gcfl"
-	FedPub     Algorithm = "fedpub"
-	FedGNN     Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
-	FedGTA     Algorithm = "fedgta" // docs/method.md#fedgta: label-propagation moments, personalised by accept set and confidence
+	FedAux Algorithm = "fedaux" // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
+	FedAvg Algorithm = "fedavg"
+	Local  Algorithm = "local"
+	GCFL   Algorithm = "gcfl"
+	FedPub Algorithm = "fedpub"
+	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
+	FedGTA Algorithm = "fedgta" // docs/method.md#fedgta: label-propagation moments, personalised by accept set and confidence
 	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then
 	// FedAvg of a GraphSAGE classifier on the mended graphs.
 	FedSagePlus Algorithm = "fedsage_plus"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
-	_ "github.com/fedaux/fedaux/methods" // fedprox's mu
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 	l, _ := ParseKnob("layers=1,3")
 	opts := Options{
 		Presets: []*presets.Preset{tiny.Preset("tiny-4", 4)}, Knobs: []Knob{a, l},
-		Algos: []sim.Algorithm{sim.FedAux, sim.FedAvgMask}, Seeds: 2, Seed: 1, Workers: 1, Out: dir,
+		Algos: []sim.Algorithm{sim.FedAux, methods.FedAvgMask}, Seeds: 2, Seed: 1, Workers: 1, Out: dir,
 	}
 	st, err := Run(context.Background(), opts)
 	if err != nil {

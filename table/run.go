@@ -40,7 +40,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 			[]sim.Algorithm{sim.Local, sim.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, sim.FedGNN, sim.FedGTA, sim.FedSagePlus, sim.FedPub, sim.FedAux}, nil
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
-			[]sim.Algorithm{sim.FedAux, sim.FedAuxHard, sim.FedAvgMask}, nil
+			[]sim.Algorithm{sim.FedAux, methods.FedAuxHard, methods.FedAvgMask}, nil
 	case Transfer:
 		return []string{"cora", "citeseer", "pubmed", "computer"}, []int{10},
 			[]sim.Algorithm{sim.FedPub, sim.FedPubAPV, sim.FedGTA, sim.FedGTAAPV, sim.FedSagePlus, sim.FedSageAPV}, nil

@@ -319,8 +319,8 @@ func TestRankLine(t *testing.T) {
 		t.Errorf("rankLine = %q, want %q", got, want)
 	}
 	// The paper gives Amazon-Photo's value of FedAux alone among these.
-	o.Algos = []sim.Algorithm{sim.FedAux, sim.FedAuxHard, sim.FedAvgMask}
-	photo := map[int]map[sim.Algorithm]float64{10: {sim.FedAux: 93, sim.FedAuxHard: 92, sim.FedAvgMask: 94}}
+	o.Algos = []sim.Algorithm{sim.FedAux, methods.FedAuxHard, methods.FedAvgMask}
+	photo := map[int]map[sim.Algorithm]float64{10: {sim.FedAux: 93, methods.FedAuxHard: 92, methods.FedAvgMask: 94}}
 	if got, want := o.rankLine("photo", photo), "FedAux's rank by mean: 10 clients 2 of 3.\n\n"; got != want {
 		t.Errorf("photo: rankLine = %q, want %q", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -154,7 +155,7 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 
 // usesVariant reports whether algorithm algo uses the similarity source
 // and apv-mix.
-func usesVariant(algo sim.Algorithm) bool { return algo == sim.FedAux || algo == sim.FedAvgMask }
+func usesVariant(algo sim.Algorithm) bool { return algo == sim.FedAux || algo == methods.FedAvgMask }
 
 // variant returns the source and apv-mix the next engine is built with.
 func (m *Model) variant() (source sim.Source, apvMix bool) {
