@@ -78,12 +78,14 @@ func TestGolden(t *testing.T) {
 		methods.FedProx:    "3a6dfbec88ad808e64304495c306b0c2fabf5caecf6a10f0151e9d4aeaf82062",
 		methods.FedAuxHard: "c8611f645eaf36044cf6606570c96e7e06bbc636ec2dbbf347c4b350ded551db",
 		methods.FedAvgMask: "0b8d49024757a564ec125a7ccdbf1d97f38b36a12cd95a7a04ad963a0d8ea034",
+		methods.FedPubAPV:  "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
 		methods.FedPer:     "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
 		methods.FedProx:    "f10fc9fb181b259082e2043ac1d76b542c58243f33192865ec8f5e11156874b7",
 		methods.FedAuxHard: "d39ebfcd76aa177dc3c97cda5035dd6348177e4b31fc829b84000316c7d74465",
 		methods.FedAvgMask: "66415205cd13e763b75db3cbc191dec394f502294f1c707921c1adb3db095b7b",
+		methods.FedPubAPV:  "78b699492f9af1c73c0908a4cbcae3675ea31a49e5b29b35b627e51763d46bae",
 	}
 	for algo, want := range reportsWant {
 		c := smallConfig(algo)
@@ -112,7 +114,7 @@ func digest(b []byte) string {
 // reads them.
 func TestRegistered(t *testing.T) {
 	for algo, display := range map[sim.Algorithm]string{methods.FedProx: "FedProx", methods.FedPer: "FedPer",
-		methods.FedAvgMask: "FedAvg_mask", methods.FedAuxHard: "FedAux_hard"} {
+		methods.FedAvgMask: "FedAvg_mask", methods.FedAuxHard: "FedAux_hard", methods.FedPubAPV: "FED-PUB+APV"} {
 		if !slices.Contains(sim.Algorithms(), algo) || algo.Display() != display || algo.Describe() == "" {
 			t.Errorf("%s: registered %v, display %q, description %q", algo, slices.Contains(sim.Algorithms(), algo), algo.Display(), algo.Describe())
 		}
@@ -238,5 +240,31 @@ func TestAblations(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFedPubAPVIsFedAux runs FED-PUB+APV and FedAux (-sim apv, -apv_mix
+// on) from one seed: the same client model, the same parameters travel,
+// and every report is the same, bit for bit; the weights come from the
+// APV, and no functional view (FED-PUB's proxy graph) is computed.
+func TestFedPubAPVIsFedAux(t *testing.T) {
+	d := smallData(t, 7)
+	pub := run(t, smallConfig(methods.FedPubAPV), d)
+	aux := run(t, smallConfig(sim.FedAux), d)
+	if !reflect.DeepEqual(reports(pub), reports(aux)) {
+		t.Error("fedpub_apv's reports differ from fedaux's")
+	}
+	models, _, err := pub.Models()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := models[0].Config(); !cfg.Masked || !cfg.Kernel {
+		t.Errorf("fedpub_apv's client: masked %v, kernel %v; want FED-PUB's MaskedGCN with the APV head", cfg.Masked, cfg.Kernel)
+	}
+	if r := pub.Reports()[0]; r.WeightsFrom != sim.SourceAPV || r.Views[sim.SourceFunctional] != nil {
+		t.Errorf("weights from %q, functional view %v", r.WeightsFrom, r.Views[sim.SourceFunctional] != nil)
+	}
+	if got := sim.AlgorithmSettings(methods.FedPubAPV); !slices.Equal(got, []string{"alpha", "partners"}) {
+		t.Errorf("fedpub_apv reads %v", got)
 	}
 }

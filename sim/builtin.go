@@ -3,8 +3,8 @@ package sim
 import "strconv"
 
 // The built-in methods that live in sim register through Register, as
-// any other method does (FedAvg_mask, FedAux_hard, FedProx and FedPer
-// are in package methods). The order fixes the order of their settings
+// any other method does (FedAvg_mask, FedAux_hard, FED-PUB+APV,
+// FedProx and FedPer are in package methods). The order fixes the order of their settings
 // in Settings (tau, eps1, eps2, gta_*, fedgnn_expansion, gen_*).
 func init() {
 	apvKnobs := []string{"alpha", "partners"}
@@ -53,9 +53,6 @@ func init() {
 		{Name: FedSagePlus, Display: "FedSage+", Settings: sageSettings, Check: checkSage,
 			Describe: "FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
 			New:      func(c *Config) (Strategy, error) { return newFedSagePlus(c), nil }},
-		{Name: FedPubAPV, Display: "FED-PUB+APV", Uses: apvKnobs,
-			Describe: "FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
-			New:      func(c *Config) (Strategy, error) { return newFedPubAPV(c), nil }},
 		{Name: FedSageAPV, Display: "FedSage+APV", Uses: apvKnobs, Settings: sageSettings, Check: checkSage,
 			Describe: "FedSage+APV: FedSage+'s NeighGen rounds, then GraphSAGE + APV head mixed by softmax(alpha * APV cosine) instead of FedAvg",
 			New:      func(c *Config) (Strategy, error) { return newFedSageAPV(c), nil }},

@@ -112,7 +112,7 @@ func scenarios() []scenario {
 	// (the clients' streams) and its expansion with clients missing; spec
 	// 12's APV variants of FED-PUB and FedGTA (FedSage+APV's clients are
 	// FedSage+'s: TestFedSagePlusCheckpoint).
-	for _, algo := range []Algorithm{FedGTA, FedGNN, FedPubAPV, FedGTAAPV} {
+	for _, algo := range []Algorithm{FedGTA, FedGNN, FedGTAAPV} {
 		c := smallConfig(algo)
 		c.Rounds = 6
 		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})

@@ -10,6 +10,6 @@
 // (client code of its own, uploads and broadcasts, state across rounds).
 // The command line, scenario files, sweeps and tables then know it; see
 // docs/methods.md and examples/scaffold. Most built-in methods register
-// from this package (builtin.go); FedProx, FedPer, FedAvg_mask and
-// FedAux_hard from package methods, through the same API.
+// from this package (builtin.go); FedProx, FedPer, FED-PUB+APV,
+// FedAvg_mask and FedAux_hard from package methods, through the same API.
 package sim

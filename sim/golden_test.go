@@ -28,7 +28,6 @@ var goldenReports = map[Algorithm]string{
 	"gcfl":         "418f9980af801f8215aaf7bcd45157329bee4f69b37a008ad094d45cb3300d26",
 	"local":        "4b1f9f5f35ea6b2e7c459cd8ca7560e2ec40609fa5cd1b81ac94fcbff0223bdb",
 	"fedgta_apv":   "8a56217d8b59b7e735bd8b8ce1aa3c36eaf72c0ef6383369a32a8047882929c2",
-	"fedpub_apv":   "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	"fedsage_apv":  "375ff17f5f6978e7c25d462153cdbd9cbbfc2d620d1bee52f87fe709619d0ed4",
 }
 
@@ -88,7 +87,6 @@ var goldenFingerprints = map[Algorithm]string{
 	"gcfl":         "6b84b42b3c6c9b952d4ac85d437c727fcbe6cf020b061f024f5a6541d3ac3ce6",
 	"local":        "7c3f2eb66db8b54d62d6f410be2df1a5cb2622f1ceb700eccb0665c1c878565b",
 	"fedgta_apv":   "3cf8d8c003928e3e6d2e3a43ea518938383b126ab4444fdb5d83b049af6c9384",
-	"fedpub_apv":   "78b699492f9af1c73c0908a4cbcae3675ea31a49e5b29b35b627e51763d46bae",
 	"fedsage_apv":  "d7c6ae02dc7489b15d6a202a76181d68b1dc9a274aa48240c8ba4db3c91a004e",
 }
 

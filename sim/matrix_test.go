@@ -14,7 +14,7 @@ func TestRoundMatrices(t *testing.T) {
 		FedAux: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
 		FedAvg: "", Local: "", FedSagePlus: "",
 		FedGTA: SourceMoments, FedGNN: "",
-		FedPubAPV: SourceAPV, FedGTAAPV: SourceAPV, FedSageAPV: "", // FedSage+APV: no mixing in a generator round
+		FedGTAAPV: SourceAPV, FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
 	for _, algo := range Algorithms() {
 		c := smallConfig(algo)

@@ -44,36 +44,6 @@ func (a GTAAccept) MarshalText() ([]byte, error) { return []byte(a), nil }
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (a *GTAAccept) UnmarshalText(b []byte) error { return unmarshalName(a, b, ParseGTAAccept) }
 
-// fedPubAPV is FED-PUB+APV: FED-PUB's client (the MaskedGCN, masks
-// personal and pruned below 1e-3 at evaluation) with the APV head; the
-// server drops the proxy graph and the functional embeddings and mixes
-// every non-mask parameter, the APV included, with
-//
-//	w_kl = exp(alpha cos(a_k, a_l)) / sum_r exp(alpha cos(a_k, a_r)),
-//
-// self included (alpha per client under auto alpha, as FedAux's).
-//
-// Spec 12 gives the client an L1 of 1e-3 on the masks and a loc_l2 of
-// 1e-3: FED-PUB's --l1 and --loc-l2. The reference client
-// (JinheonBaek/FED-PUB, models/fedpub/client.py) adds both to its loss
-// through model.state_dict(), whose tensors are detached, so they change
-// the logged loss and no gradient; the 1e-3 that acts is l1 as the
-// pruning threshold of the masks, which the MaskedGCN here has. fedpub
-// leaves both terms out (strategy_fedpub.go), and so does this: the
-// client is fedpub's, with the head.
-//
-// The result is FedAux's algorithm, whose client is FED-PUB's MaskedGCN
-// with the APV head and whose server is FED-PUB's with the APV in place
-// of the proxy graph (docs/method.md#the-client-model and docs/method.md#server-aggregation): a fedpub_apv run equals a
-// fedaux run at -sim apv -apv_mix on, bit for bit
-// (TestFedPubAPVIsFedAux). It is kept as a name of its own for the
-// transfer table.
-type fedPubAPV struct{ fedAux }
-
-func newFedPubAPV(*Config) Strategy { return fedPubAPV{fedAux{source: SourceAPV, apvMix: true}} }
-
-func (fedPubAPV) Name() Algorithm { return FedPubAPV }
-
 // fedGTAAPV is FedGTA+APV: FedGTA (see fedGTA) whose GCN gains the APV
 // head, trained jointly with the rest; label propagation, moments and
 // smoothing confidence are computed as before, on the new model's

@@ -8,29 +8,6 @@ import (
 	"testing"
 )
 
-// TestFedPubAPVIsFedAux runs FED-PUB+APV and FedAux (-sim apv, -apv_mix
-// on) from one seed: the same client model, the same parameters travel,
-// and every report is the same, bit for bit (see fedPubAPV). FED-PUB's
-// proxy graph is never built.
-func TestFedPubAPVIsFedAux(t *testing.T) {
-	d := smallData(t, 7)
-	pub := runEngine(t, smallConfig(FedPubAPV), d)
-	aux := runEngine(t, smallConfig(FedAux), d)
-	if !reflect.DeepEqual(stripTimes(pub.Reports()), stripTimes(aux.Reports())) {
-		t.Error("fedpub_apv's reports differ from fedaux's")
-	}
-	cl := pub.runners[0].(*Client)
-	if cfg := cl.model.Config(); !cfg.Masked || !cfg.Kernel {
-		t.Errorf("fedpub_apv's client: masked %v, kernel %v; want FED-PUB's MaskedGCN with the APV head", cfg.Masked, cfg.Kernel)
-	}
-	if pub.proxy != nil {
-		t.Error("fedpub_apv built FED-PUB's proxy graph")
-	}
-	if r := pub.Reports()[0]; r.WeightsFrom != SourceAPV || r.Views[SourceFunctional] != nil {
-		t.Errorf("weights from %q, functional view %v", r.WeightsFrom, r.Views[SourceFunctional] != nil)
-	}
-}
-
 // TestAPVAcceptWeights checks FedGTA+APV's weights on a hand example, their
 // support (the accept sets), the fallback when the confidences vanish,
 // stability at a large alpha, and that alpha = 0 gives FedGTA's weights
@@ -252,7 +229,6 @@ func TestFedSageAPVAlignment(t *testing.T) {
 // fingerprints.
 func TestAPVVariantSettings(t *testing.T) {
 	for algo, want := range map[Algorithm][]string{
-		FedPubAPV:  {"alpha", "partners"},
 		FedGTAAPV:  {"alpha", "gta_moments", "gta_type", "gta_eps", "gta_accept"},
 		FedSageAPV: {"alpha", "partners", "gen_rounds", "gen_steps"},
 	} {

@@ -26,7 +26,6 @@ func TestStrategyModelsAndShares(t *testing.T) {
 		{"local", ""},
 		{"fedgta", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
 		{"fedgnn", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias"},
-		{"fedpub_apv", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv"},
 		{"fedgta_apv", "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv"},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,7 @@ import (
 type Algorithm string
 
 // The algorithms whose strategies are in sim (FedAvg_mask, FedAux_hard,
-// FedProx and FedPer are in package methods).
+// FED-PUB+APV, FedProx and FedPer are in package methods).
 const (
 	FedAux Algorithm = "fedaux" // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
 	FedAvg Algorithm = "fedavg"
@@ -26,7 +26,6 @@ const (
 	// The APV transferability variants (docs/method.md#the-apv-variants): each baseline
 	// with FedAux's APV head on its client model and the APV similarity
 	// in its server's weights.
-	FedPubAPV  Algorithm = "fedpub_apv"  // FED-PUB+APV: FED-PUB's client + APV head; softmax(alpha * APV cosine) instead of the proxy graph
 	FedGTAAPV  Algorithm = "fedgta_apv"  // FedGTA+APV: GCN + APV head; w_kl proportional to 1[l in S_k] w_l exp(alpha * APV cosine)
 	FedSageAPV Algorithm = "fedsage_apv" // FedSage+APV: NeighGen unchanged; GraphSAGE + APV head, FedAux's mixing instead of FedAvg
 )

@@ -43,7 +43,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 			[]sim.Algorithm{sim.FedAux, methods.FedAuxHard, methods.FedAvgMask}, nil
 	case Transfer:
 		return []string{"cora", "citeseer", "pubmed", "computer"}, []int{10},
-			[]sim.Algorithm{sim.FedPub, sim.FedPubAPV, sim.FedGTA, sim.FedGTAAPV, sim.FedSagePlus, sim.FedSageAPV}, nil
+			[]sim.Algorithm{sim.FedPub, methods.FedPubAPV, sim.FedGTA, sim.FedGTAAPV, sim.FedSagePlus, sim.FedSageAPV}, nil
 	}
 	return nil, nil, nil, fmt.Errorf("table: kind %q, want %s, %s or %s", kind, Main, Ablation, Transfer)
 }
