@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/export"
@@ -21,9 +22,11 @@ import (
 type branch struct {
 	name             string
 	engine           *sim.Engine
+	cfg              sim.Config
 	header           sim.RunHeader
 	reports          []*sim.RoundReport
 	controls         []export.Control
+	switches         []sim.AlgorithmChange
 	knobs, lastKnobs sim.Knobs
 }
 
@@ -34,17 +37,56 @@ func forkLogPath(session, name string, round int) string {
 	return fmt.Sprintf("%s-%s-r%d%s", strings.TrimSuffix(session, ext), name, round, ext)
 }
 
-// forkHere forks the run at the current round: branch B starts in the
-// engine's state (sim.Engine.Fork), bit for bit, with its own knobs and
-// run log; from now on every step advances both.
-func (m *Model) forkHere() tea.Cmd {
+// canFork says why the run cannot fork now ("" when it can).
+func (m *Model) canFork() string {
 	switch {
 	case m.other != nil:
-		m.logf(true, "already forked (branch %s and %s): r or R ends the fork", m.branchName, m.other.name)
-		return nil
+		return fmt.Sprintf("already forked (branch %s and %s): r or R ends the fork", m.branchName, m.other.name)
 	case m.act != idle:
-		m.logf(true, "fork once the work in flight is done")
+		return "fork once the work in flight is done"
+	}
+	return ""
+}
+
+// openAlgoPicker opens the choice of branch B's algorithm (F).
+func (m *Model) openAlgoPicker() {
+	if why := m.canFork(); why != "" {
+		m.logf(true, "%s", why)
+		return
+	}
+	m.algos = newAlgoPicker(m.styles, m.engine)
+	m.screen = choosing
+	m.resize()
+}
+
+// algoKey handles a key in the algorithm picker.
+func (m *Model) algoKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Cancel), msg.String() == "q", msg.String() == "F":
+		m.screen = dashboard
+	case key.Matches(msg, m.keys.cellUp):
+		m.algos.Move(-1)
+	case key.Matches(msg, m.keys.cellDown):
+		m.algos.Move(1)
+	case key.Matches(msg, m.keys.Confirm):
+		m.screen = dashboard
+		return m.forkHere(m.algos.Selected())
+	}
+	return nil
+}
+
+// forkHere forks the run at the current round: branch B starts in the
+// engine's state (sim.Engine.Fork), bit for bit, with its own knobs and
+// run log; from now on every step advances both. With algo set and not
+// the run's, B runs algo from the next round (sim.Engine.ForkAs), and
+// its run log says so (an "algorithm" line) for a replay.
+func (m *Model) forkHere(algo sim.Algorithm) tea.Cmd {
+	if why := m.canFork(); why != "" {
+		m.logf(true, "%s", why)
 		return nil
+	}
+	if algo == m.cfg.Algo {
+		algo = ""
 	}
 	var log *sim.RunLog
 	if p := m.LogPath(); p != "" {
@@ -59,12 +101,24 @@ func (m *Model) forkHere() tea.Cmd {
 	if err == nil {
 		m.engine.SetMeta(sim.Meta{Header: b})
 		var fe *sim.Engine
-		if fe, err = m.engine.Fork(log); err == nil {
-			m.other = &branch{name: "B", engine: fe, header: h, reports: slices.Clone(m.reports),
-				controls: slices.Clone(m.controls), knobs: m.knobs, lastKnobs: m.lastKnobs}
+		if algo == "" {
+			fe, err = m.engine.Fork(log)
+		} else {
+			fe, err = m.engine.ForkAs(log, algo)
+		}
+		if err == nil {
+			n := len(m.reports)
+			m.other = &branch{name: "B", engine: fe, cfg: fe.Config(), header: h, reports: slices.Clone(m.reports),
+				controls: slices.Clone(m.controls), switches: slices.Clone(m.switches), knobs: m.knobs, lastKnobs: m.lastKnobs}
 			m.branchName = "A"
-			m.logf(false, "forked at round %d: branch B is A's state bit for bit, with its own knobs; b switches the branch the keys act on; steps advance both%s",
-				len(m.reports), logNote(log))
+			if algo == "" {
+				m.logf(false, "forked at round %d: branch B is A's state bit for bit, with its own knobs; b switches the branch the keys act on; steps advance both%s",
+					n, logNote(log))
+				return nil
+			}
+			m.other.switches = append(m.other.switches, sim.AlgorithmChange{Round: n + 1, From: m.cfg.Algo, To: algo})
+			m.logf(false, "forked at round %d: branch B runs %s from round %d in A's state bit for bit (the server's messages for round %d are %s's); %s's server starts fresh (no strategy state carries over); b acts on B; steps advance both%s",
+				n, algo, n+1, n+1, m.cfg.Algo, algo, logNote(log))
 			return nil
 		}
 	}
@@ -94,13 +148,15 @@ func (m *Model) swapBranch() {
 		return
 	}
 	o := m.other
-	m.other = &branch{name: m.branchName, engine: m.engine, header: m.header, reports: m.reports,
-		controls: m.controls, knobs: m.knobs, lastKnobs: m.lastKnobs}
-	m.engine, m.header, m.reports, m.controls, m.knobs, m.lastKnobs = o.engine, o.header, o.reports, o.controls, o.knobs, o.lastKnobs
+	m.other = &branch{name: m.branchName, engine: m.engine, cfg: m.cfg, header: m.header, reports: m.reports,
+		controls: m.controls, switches: m.switches, knobs: m.knobs, lastKnobs: m.lastKnobs}
+	m.engine, m.cfg, m.header, m.reports, m.controls, m.switches = o.engine, o.cfg, o.header, o.reports, o.controls, o.switches
+	m.knobs, m.lastKnobs = o.knobs, o.lastKnobs
 	m.branchName = o.name
+	m.heat.SetOffered(m.engine.Offered())
 	m.wantViews()
 	m.reorder()
-	m.logf(false, "keys act on branch %s (heat map and bars show it, the chart both)", m.branchName)
+	m.logf(false, "keys act on branch %s, %s (heat map and bars show it, the chart both)", m.branchName, m.cfg.Algo)
 }
 
 // endFork closes the fork: the branch not shown is dropped, its run log
@@ -156,7 +212,8 @@ func (m *Model) otherDone(rep *sim.RoundReport, err error) {
 // forkRuns returns the runs of both branches for an export, A first.
 func (m *Model) forkRuns() (a, b *export.Run) {
 	a = m.snapshot()
-	b = &export.Run{Header: m.other.header, Reports: slices.Clone(m.other.reports), Controls: slices.Clone(m.other.controls), Groups: m.groups}
+	b = &export.Run{Header: m.other.header, Reports: slices.Clone(m.other.reports), Controls: slices.Clone(m.other.controls),
+		Switches: slices.Clone(m.other.switches), Groups: m.groups}
 	if m.branchName == "B" {
 		a, b = b, a
 	}

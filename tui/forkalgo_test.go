@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// TestForkAnotherAlgorithm forks a FedAux session after round 2 with
+// branch B on FedAvg_mask (F): the picker offers only the algorithms of
+// FedAux's client model and says why the others are not offered; B's
+// rounds are those of an engine restored from round 2's checkpoint with
+// FedAvg_mask, A's those of a session never forked; the screen names
+// both branches' algorithms, and B's run log and export hold the switch.
+func TestForkAnotherAlgorithm(t *testing.T) {
+	dir := t.TempDir()
+	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newLogModel(t, log)
+	press(m, "n", "n")
+	ckPath := filepath.Join(dir, "r2.ck")
+	if err := m.engine.SaveCheckpoint(ckPath); err != nil {
+		t.Fatal(err)
+	}
+	press(m, "F")
+	if m.screen != choosing {
+		t.Fatalf("F did not open the algorithm picker: %s", m.events[len(m.events)-1].text)
+	}
+	offer := m.algos.offer
+	for _, a := range []sim.Algorithm{sim.FedAux, sim.FedAvgMask, sim.Local} {
+		if !slices.Contains(offer, a) {
+			t.Errorf("the picker does not offer %s (FedAux's client model): %v", a, offer)
+		}
+	}
+	for _, a := range []sim.Algorithm{sim.FedAvg, sim.FedProx, sim.FedPer, sim.GCFL, sim.FedAuxHard, sim.FedSagePlus} {
+		if slices.Contains(offer, a) {
+			t.Errorf("the picker offers %s, whose client model is not FedAux's", a)
+		}
+	}
+	if offer[0] != sim.FedAux {
+		t.Errorf("the run's algorithm is not first: %v", offer)
+	}
+	scr := plain(m.Render())
+	for _, want := range []string{"fork at round 2", "fedavg_mask", "not offered:", "another client model: GCN (the run's: masked GCN + APV kernel head)", "fedsage_plus"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the picker lacks %q:\n%s", want, scr)
+		}
+	}
+	for m.algos.Selected() != sim.FedAvgMask {
+		press(m, "down")
+	}
+	press(m, "enter")
+	if m.other == nil || m.other.cfg.Algo != sim.FedAvgMask || m.cfg.Algo != sim.FedAux {
+		t.Fatalf("enter did not fork on fedavg_mask: %s", m.events[len(m.events)-1].text)
+	}
+	if ev := m.events[len(m.events)-1].text; !strings.Contains(ev, "runs fedavg_mask from round 3") || !strings.Contains(ev, "starts fresh") {
+		t.Errorf("the fork's event line: %s", ev)
+	}
+	press(m, "n", "n", "b")
+	b, a := m.reports, m.other.reports
+	if len(a) != 4 || len(b) != 4 || m.branchName != "B" {
+		t.Fatalf("rounds: A %d, B %d (shown %s); want 4 each", len(a), len(b), m.branchName)
+	}
+
+	// B's rounds 3 and 4: an engine restored from round 2 with FedAvg_mask.
+	ck, err := sim.LoadCheckpoint(ckPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.Config.Algo, ck.Strategy = sim.FedAvgMask, nil
+	ref, err := ck.Resume(m.engine.Data(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 3; r <= 4; r++ {
+		rep, err := ref.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if numbersText(t, rep) != numbersText(t, b[r-1]) {
+			t.Errorf("branch B's round %d differs from a restored engine's with fedavg_mask", r)
+		}
+		if reportText(t, a[r-1]) == reportText(t, b[r-1]) {
+			t.Errorf("round %d is the same on both branches although B runs fedavg_mask", r)
+		}
+	}
+	for r := range 2 {
+		if reportText(t, a[r]) != reportText(t, b[r]) {
+			t.Errorf("round %d before the fork differs between the branches", r+1)
+		}
+	}
+	never := newTestModel(t, true, 120, 40, small)
+	press(never, "n", "n", "n", "n")
+	for r := range 4 {
+		if reportText(t, a[r]) != reportText(t, never.reports[r]) {
+			t.Errorf("branch A's round %d differs from a session never forked", r+1)
+		}
+	}
+
+	scr = plain(m.Render())
+	for _, want := range []string{"sbm·fedavg_mask", "branch B", "B fedavg_mask ⣀ val", "─ A fedaux test"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, scr)
+		}
+	}
+	press(m, "e")
+	m.prompt.input.SetValue(filepath.Join(dir, "export"))
+	press(m, "enter")
+	exp, err := os.ReadFile(filepath.Join(dir, "export", "B", "log.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(exp), `{"type":"algorithm","round":3,"from":"fedaux","to":"fedavg_mask"}`) {
+		t.Errorf("B's export lacks the algorithm line:\n%.400s", exp)
+	}
+	m.Close()
+	log.Close()
+	fork, err := os.ReadFile(filepath.Join(dir, "session-B-r2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(fork), `{"type":"algorithm","round":3,"from":"fedaux","to":"fedavg_mask"}`) {
+		t.Errorf("B's run log lacks the algorithm line:\n%.400s", fork)
+	}
+	if _, err := presets.Get("sbm"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// numbersText is what a round computed (knobs, every client's metrics,
+// the means, the similarity, the weights and the per-client alphas) as
+// JSON, without the optional views a console asks for.
+func numbersText(t *testing.T, r *sim.RoundReport) string {
+	t.Helper()
+	return reportText(t, &sim.RoundReport{Round: r.Round, Alpha: r.Alpha, Sigma: r.Sigma, Clients: r.Clients,
+		MeanVal: r.MeanVal, MeanTest: r.MeanTest, Similarity: r.Similarity, Weights: r.Weights, Alphas: r.Alphas})
+}
