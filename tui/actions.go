@@ -139,7 +139,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.ForkAlgo):
 		m.openAlgoPicker()
 	case key.Matches(msg, k.Branch):
-		m.swapBranch()
+		return m.swapBranch()
 	case key.Matches(msg, k.Client):
 		id := 0
 		if len(m.order) > 0 {

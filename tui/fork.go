@@ -117,8 +117,12 @@ func (m *Model) forkHere(algo sim.Algorithm) tea.Cmd {
 				return nil
 			}
 			m.other.switches = append(m.other.switches, sim.AlgorithmChange{Round: n + 1, From: m.cfg.Algo, To: algo})
-			m.logf(false, "forked at round %d: branch B runs %s from round %d in A's state bit for bit (the server's messages for round %d are %s's); %s's server starts fresh (no strategy state carries over); b acts on B; steps advance both%s",
-				n, algo, n+1, n+1, m.cfg.Algo, algo, logNote(log))
+			m.logf(false, "forked at round %d: branch B runs %s from round %d, in A's state bit for bit; b acts on B; steps advance both", n, algo, n+1)
+			m.logf(false, "%s's server starts fresh (no strategy state carries over); round %d starts from the messages %s mixed",
+				algo, n+1, m.cfg.Algo)
+			if log != nil {
+				m.logf(false, "B's run log: %s", log.Path())
+			}
 			return nil
 		}
 	}
@@ -137,15 +141,16 @@ func logNote(l *sim.RunLog) string {
 	return "; B's run log: " + l.Path()
 }
 
-// swapBranch makes the other branch the one the console works on.
-func (m *Model) swapBranch() {
+// swapBranch makes the other branch the one the console works on, and
+// computes the view its heat map shows when that round lacks it.
+func (m *Model) swapBranch() tea.Cmd {
 	if m.other == nil {
 		m.logf(true, "no fork: f forks the run at this round")
-		return
+		return nil
 	}
 	if m.act != idle || len(m.queued) > 0 {
 		m.logf(true, "switch branches once the round in flight is done")
-		return
+		return nil
 	}
 	o := m.other
 	m.other = &branch{name: m.branchName, engine: m.engine, cfg: m.cfg, header: m.header, reports: m.reports,
@@ -154,9 +159,11 @@ func (m *Model) swapBranch() {
 	m.knobs, m.lastKnobs = o.knobs, o.lastKnobs
 	m.branchName = o.name
 	m.heat.SetOffered(m.engine.Offered())
-	m.wantViews()
 	m.reorder()
+	m.sync()
+	m.wantViews()
 	m.logf(false, "keys act on branch %s, %s (heat map and bars show it, the chart both)", m.branchName, m.cfg.Algo)
+	return m.completeShown()
 }
 
 // endFork closes the fork: the branch not shown is dropped, its run log

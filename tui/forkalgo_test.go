@@ -61,8 +61,8 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 	if m.other == nil || m.other.cfg.Algo != sim.FedAvgMask || m.cfg.Algo != sim.FedAux {
 		t.Fatalf("enter did not fork on fedavg_mask: %s", m.events[len(m.events)-1].text)
 	}
-	if ev := m.events[len(m.events)-1].text; !strings.Contains(ev, "runs fedavg_mask from round 3") || !strings.Contains(ev, "starts fresh") {
-		t.Errorf("the fork's event line: %s", ev)
+	if ev := m.events[len(m.events)-3].text + m.events[len(m.events)-2].text; !strings.Contains(ev, "runs fedavg_mask from round 3") || !strings.Contains(ev, "starts fresh") {
+		t.Errorf("the fork's event lines: %s", ev)
 	}
 	press(m, "n", "n", "b")
 	b, a := m.reports, m.other.reports
@@ -142,4 +142,30 @@ func numbersText(t *testing.T, r *sim.RoundReport) string {
 	t.Helper()
 	return reportText(t, &sim.RoundReport{Round: r.Round, Alpha: r.Alpha, Sigma: r.Sigma, Clients: r.Clients,
 		MeanVal: r.MeanVal, MeanTest: r.MeanTest, Similarity: r.Similarity, Weights: r.Weights, Alphas: r.Alphas})
+}
+
+// TestForkLocalShowsView forks on Local, whose server reads no
+// similarity: switched to B, the heat map shows B's APV similarity of the
+// last round (computed on demand, paused) and of the rounds after (asked
+// of the engine), not a note that it is not computed.
+func TestForkLocalShowsView(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n", "F")
+	for m.algos.Selected() != sim.Local {
+		press(m, "down")
+	}
+	press(m, "enter", "n", "b")
+	if m.cfg.Algo != sim.Local || m.branchName != "B" {
+		t.Fatalf("branch %s runs %s, want B on local", m.branchName, m.cfg.Algo)
+	}
+	for _, step := range []string{"after b", "after a round on B"} {
+		scr := plain(m.Render())
+		if strings.Contains(scr, "computed from round") || !strings.Contains(scr, "apv") {
+			t.Errorf("%s, B's heat map does not show its APV similarity:\n%s", step, scr)
+		}
+		if m.reports[len(m.reports)-1].Views[sim.SourceAPV] == nil {
+			t.Errorf("%s, B's last round has no APV view", step)
+		}
+		press(m, "n")
+	}
 }

@@ -194,9 +194,15 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 
 // wantViews tells the engine which optional matrices the console reads
 // from the next round on: the view on the heat map and the ground truth
-// (see viewsWanted). A view that is not shown is not computed.
+// (see viewsWanted). A view that is not shown is not computed. The view
+// shown by default (no m pressed) counts when the engine computes it
+// only on request (Local's APV, which sets no weights).
 func (m *Model) wantViews() {
-	m.engine.Want(viewsWanted(m.heat.src)...)
+	name := m.heat.src
+	if s, ok := m.heat.shown(); ok && name == "" && s.later {
+		name = s.name
+	}
+	m.engine.Want(viewsWanted(name)...)
 }
 
 // reorder recomputes the display order of the clients.
