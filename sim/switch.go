@@ -64,10 +64,14 @@ func (e *Engine) CanSwitch(a Algorithm) error {
 		return errors.New("runs clients of its own (another model and state)")
 	}
 	if modelConfig(&cfg, e.data, st) != modelConfig(&e.cfg, e.data, e.strategy) {
-		return fmt.Errorf("another client model: %s (the run's: %s)", modelName(&cfg, e.data, st), modelName(&e.cfg, e.data, e.strategy))
+		return fmt.Errorf("another client model: %s", modelName(&cfg, e.data, st))
 	}
 	return nil
 }
+
+// ModelName names the engine's client model in a few words ("masked
+// GCN + APV kernel head"), as CanSwitch names another.
+func (e *Engine) ModelName() string { return modelName(&e.cfg, e.data, e.strategy) }
 
 // modelName names strategy st's client model in a few words.
 func modelName(cfg *Config, data *Data, st Strategy) string {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -15,6 +17,7 @@ import (
 type algoPicker struct {
 	styles *Styles
 	from   sim.Algorithm
+	model  string          // the run's client model (sim.Engine.ModelName)
 	round  int             // the round the fork is at
 	offer  []sim.Algorithm // the run's algorithm first
 	why    []notOffered
@@ -33,7 +36,7 @@ type notOffered struct {
 // others with the reason CanSwitch gives.
 func newAlgoPicker(st *Styles, e *sim.Engine) algoPicker {
 	from := e.Config().Algo
-	p := algoPicker{styles: st, from: from, round: e.Round(), offer: []sim.Algorithm{from}}
+	p := algoPicker{styles: st, from: from, model: e.ModelName(), round: e.Round(), offer: []sim.Algorithm{from}}
 	for _, a := range sim.Algorithms() {
 		if a == from {
 			continue
@@ -70,7 +73,6 @@ func (p *algoPicker) View() string {
 	w := max(p.width, 20)
 	lines := []string{
 		st.Title.Render(fmt.Sprintf("fork at round %d: the algorithm of branch B from round %d", p.round, p.round+1)),
-		st.Dim.Render("↑↓ choose · enter fork · esc back"),
 		"",
 	}
 	nameW := 0
@@ -88,22 +90,36 @@ func (p *algoPicker) View() string {
 		}
 		lines = append(lines, fitLine(mark+name+"  "+st.Dim.Render(desc), w))
 	}
-	lines = append(lines, "", wrapTop(fmt.Sprintf("These train the run's client model: its clients' parameters, optimiser moments and random streams, and the server's messages for round %d (mixed by %s), carry over bit for bit; the new algorithm's server starts fresh (no strategy state, such as GCFL's clusters, carries over).",
-		p.round+1, p.from), w))
+	long := wrapTop(fmt.Sprintf("These train the run's client model (%s): its clients' parameters, optimiser moments and random streams, and the server's messages for round %d (mixed by %s), carry over bit for bit; the new algorithm's server starts fresh (no strategy state, such as GCFL's clusters, carries over).",
+		p.model, p.round+1, p.from), w)
+	var why []string
 	if len(p.why) > 0 {
-		lines = append(lines, "", st.Dim.Render("not offered:"))
+		why = append(why, "", st.Dim.Render("not offered:"))
 		for _, n := range p.why {
 			names := make([]string, len(n.algos))
 			for i, a := range n.algos {
 				names[i] = string(a)
 			}
-			lines = append(lines, st.Dim.Render(wrapTop(strings.Join(names, ", ")+": "+n.reason, w)))
+			why = append(why, st.Dim.Render(wrapTop(strings.Join(names, ", ")+": "+n.reason, w)))
 		}
 	}
-	out := strings.Join(lines, "\n")
+	// On a short screen the explanation takes one line (docs/console.md
+	// has the rest), so that every algorithm not offered stays listed.
+	out := strings.Join(slices.Concat(lines, []string{"", long}, why), "\n")
+	if p.height > 0 && strings.Count(out, "\n")+1 > p.height {
+		long = wrapTop(fmt.Sprintf("Same client model (%s): B starts in A's state bit for bit; its server starts fresh.", p.model), w)
+		out = strings.Join(slices.Concat(lines, []string{"", long}, why), "\n")
+	}
 	if p.height > 0 && strings.Count(out, "\n")+1 > p.height {
 		all := strings.Split(out, "\n")
 		out = strings.Join(all[:p.height], "\n")
 	}
 	return out
+}
+
+// algoPickerHelp is the footer's key help while the picker is open.
+var algoPickerHelp = []key.Binding{
+	key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓", "choose")),
+	key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fork")),
+	key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back, no fork")),
 }

@@ -49,7 +49,7 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 		t.Errorf("the run's algorithm is not first: %v", offer)
 	}
 	scr := plain(m.Render())
-	for _, want := range []string{"fork at round 2", "fedavg_mask", "not offered:", "another client model: GCN (the run's: masked GCN + APV kernel head)", "fedsage_plus"} {
+	for _, want := range []string{"fork at round 2", "fedavg_mask", "not offered:", "fedavg, fedgnn, fedgta, fedper, fedprox, gcfl: another client model: GCN", "masked GCN + APV kernel head", "fedsage_plus"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the picker lacks %q:\n%s", want, scr)
 		}
@@ -167,5 +167,34 @@ func TestForkLocalShowsView(t *testing.T) {
 			t.Errorf("%s, B's last round has no APV view", step)
 		}
 		press(m, "n")
+	}
+}
+
+// TestAlgoPickerFits shows the algorithm picker at 80x24 and 120x40:
+// every algorithm is on screen, offered or with its reason, and no line
+// is cut.
+func TestAlgoPickerFits(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := newPresetModel(t, "sbm-gauss", true, size[0], size[1], small)
+		press(m, "n", "F")
+		scr := plain(m.Render())
+		for _, a := range sim.Algorithms() {
+			if !strings.Contains(scr, string(a)) {
+				t.Errorf("%dx%d: %s is not on screen:\n%s", size[0], size[1], a, scr)
+			}
+		}
+		for i, l := range strings.Split(scr, "\n")[:size[1]-2] {
+			// Descriptions (after two spaces) and the log's lines may be cut.
+			if strings.HasSuffix(strings.TrimRight(l, " "), "…") && !strings.Contains(l, "  ") && !strings.HasPrefix(l, "· ") {
+				t.Errorf("%dx%d: line %d is cut: %q", size[0], size[1], i, l)
+			}
+		}
+		if !strings.Contains(scr, "enter fork") {
+			t.Errorf("%dx%d: the footer does not say how to fork:\n%s", size[0], size[1], scr)
+		}
+		press(m, "esc")
+		if m.screen != dashboard || m.other != nil {
+			t.Errorf("esc: screen %v, forked %v", m.screen, m.other != nil)
+		}
 	}
 }

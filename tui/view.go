@@ -210,5 +210,8 @@ func (m *Model) footer() string {
 	if m.screen == editing {
 		return m.help.ShortHelpView(m.scen.keys.ShortHelp())
 	}
+	if m.screen == choosing {
+		return m.help.ShortHelpView(algoPickerHelp)
+	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
