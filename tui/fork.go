@@ -30,6 +30,9 @@ type branch struct {
 	knobs, lastKnobs sim.Knobs
 }
 
+// forkLog is a fork's run log and what the fork was, for farewell.
+type forkLog struct{ what, path string }
+
 // forkLogPath is the fork's run log beside the session's:
 // runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12.
 func forkLogPath(session, name string, round int) string {
@@ -108,6 +111,13 @@ func (m *Model) forkHere(algo sim.Algorithm) tea.Cmd {
 		}
 		if err == nil {
 			n := len(m.reports)
+			if log != nil {
+				what := fmt.Sprintf("branch B of the fork at round %d", n)
+				if algo != "" {
+					what += fmt.Sprintf(" (%s from round %d)", algo, n+1)
+				}
+				m.forkLogs = append(m.forkLogs, forkLog{what, log.Path()})
+			}
 			m.other = &branch{name: "B", engine: fe, cfg: fe.Config(), header: h, reports: slices.Clone(m.reports),
 				controls: slices.Clone(m.controls), switches: slices.Clone(m.switches), knobs: m.knobs, lastKnobs: m.lastKnobs}
 			m.branchName = "A"

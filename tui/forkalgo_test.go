@@ -123,6 +123,11 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 	}
 	m.Close()
 	log.Close()
+	bye := m.farewell()
+	if want := "fedaux: branch B of the fork at round 2 (fedavg_mask from round 3); its run log is " + filepath.Join(dir, "session-B-r2.jsonl") +
+		"\nreplay it headless with: fedaux run -replay " + filepath.Join(dir, "session-B-r2.jsonl") + "\n"; bye != want {
+		t.Errorf("after quitting the console says\n%s\nwant\n%s", bye, want)
+	}
 	fork, err := os.ReadFile(filepath.Join(dir, "session-B-r2.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -114,6 +114,7 @@ type Model struct {
 	steered    bool           // a knob changed in the session
 	starting   bool           // the start rounds (Options.StartRounds) are running
 	other      *branch        // the branch not shown, when the run is forked (f)
+	forkLogs   []forkLog      // the run logs of the session's forks, for farewell
 	branchName string         // the shown branch's name ("A" or "B"), "" without a fork
 
 	events []event
