@@ -161,6 +161,9 @@ func (e *Engine) ForkAs(log *RunLog, a Algorithm) (*Engine, error) {
 		if err := f.SetRollback(true); err != nil {
 			return nil, err
 		}
+		if err := f.keepNow(); err != nil {
+			return nil, fmt.Errorf("sim: fork as %s: %w", a, err)
+		}
 	}
 	return f, nil
 }

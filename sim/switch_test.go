@@ -2,9 +2,12 @@ package sim
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/fedaux/fedaux/gnn"
 )
 
 // TestCanSwitch checks which algorithms a run may switch to: those whose
@@ -133,5 +136,61 @@ func TestForkAs(t *testing.T) {
 	}
 	if _, err := e.ForkAs(nil, FedAvg); err == nil {
 		t.Error("fork as fedavg (another client model) allowed")
+	}
+}
+
+// TestForkRollsBack forks a run with rollback on after round 3 (the
+// same algorithm, and FedAvg_mask) and fails the fork's round 5: the
+// fork rolls back to round 4 from the state it started from (the run
+// kept none since round 1) and its round 5, run again, equals that of a
+// fork that never failed.
+func TestForkRollsBack(t *testing.T) {
+	ctx := context.Background()
+	for _, algo := range []Algorithm{FedAux, FedAvgMask} {
+		s := scenario{cfg: smallConfig(FedAux)}
+		s.cfg.Rounds = 8
+		fork := func() *Engine {
+			e := s.engine(t, 2, nil)
+			if err := e.SetRollback(true); err != nil {
+				t.Fatal(err)
+			}
+			s.runTo(t, e, 3)
+			f, err := e.ForkAs(nil, algo)
+			if algo == FedAux {
+				f, err = e.Fork(nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		f, ref := fork(), fork()
+		corrupt := false
+		hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+			if corrupt && client == 1 {
+				ps[0].Grad[0] = math.NaN()
+			}
+		}}
+		if err := f.SetFaults(Faults{Hooks: hooks}); err != nil {
+			t.Fatal(err)
+		}
+		for r := 4; r <= 5; r++ {
+			corrupt = r == 5
+			if _, err := f.Step(ctx); (err != nil) != corrupt {
+				t.Fatalf("%s: round %d: %v", algo, r, err)
+			}
+		}
+		corrupt = false
+		if n, re, err := f.Rollback(ctx); err != nil || n != 4 || re != 1 {
+			t.Fatalf("%s: Rollback = %d, %d, %v; want 4, 1, nil", algo, n, re, err)
+		}
+		s.runTo(t, ref, 5)
+		got, err := f.Step(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameRound(got, ref.Reports()[4]); d != "" {
+			t.Errorf("%s: round 5 after the rollback differs from a fork that never failed: %s", algo, d)
+		}
 	}
 }
