@@ -202,7 +202,7 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 	}
 	cfg := p.Config()
 	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
-	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
+	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true, ExportDir: filepath.Join(dir, "export")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,8 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 		driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyDown} })
 	}
 	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyEnter} })
-	pressKeys(t, m, "nb>nn")
+	pressKeys(t, m, "nb>nne")
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyEnter} })
 	m.Close()
 	log.Close()
 
@@ -244,5 +245,10 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 	}
 	if !strings.Contains(string(mustRead(t, replayLog)), `"type":"algorithm"`) {
 		t.Error("the replay's log lacks the algorithm line")
+	}
+	// B's export replays too.
+	out = runOK(t, "-replay", filepath.Join(dir, "export", "B", "log.jsonl"), "-workers", "1")
+	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes and local from round 3") {
+		t.Errorf("replay of B's export:\n%s", out)
 	}
 }

@@ -203,3 +203,25 @@ func TestAlgoPickerFits(t *testing.T) {
 		}
 	}
 }
+
+// TestForkAtRoundZeroOnLocal forks before any round with B on Local: B's
+// rounds are those of a session that runs Local from the start (the same
+// seed, so the same initial model and streams).
+func TestForkAtRoundZeroOnLocal(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "F")
+	for m.algos.Selected() != sim.Local {
+		press(m, "down")
+	}
+	press(m, "enter", "n", "n", "b")
+	ref := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = sim.Local })
+	press(ref, "n", "n")
+	if m.cfg.Algo != sim.Local || len(m.reports) != 2 {
+		t.Fatalf("branch %s runs %s, %d rounds", m.branchName, m.cfg.Algo, len(m.reports))
+	}
+	for r := range 2 {
+		if numbersText(t, m.reports[r]) != numbersText(t, ref.reports[r]) {
+			t.Errorf("round %d of B (local from round 1) differs from a session of local", r+1)
+		}
+	}
+}
