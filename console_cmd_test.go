@@ -224,7 +224,7 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 	}
 	replayLog := filepath.Join(dir, "replay.jsonl")
 	out := runOK(t, "-replay", fork, "-log", replayLog, "-workers", "1")
-	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes and local from round 3") {
+	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes (algorithm local from round 3)") {
 		t.Errorf("replay output:\n%s", out)
 	}
 	got, want := roundLines(t, replayLog), roundLines(t, fork)
@@ -248,7 +248,7 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 	}
 	// B's export replays too.
 	out = runOK(t, "-replay", filepath.Join(dir, "export", "B", "log.jsonl"), "-workers", "1")
-	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes and local from round 3") {
+	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes (algorithm local from round 3)") {
 		t.Errorf("replay of B's export:\n%s", out)
 	}
 }

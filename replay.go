@@ -359,5 +359,5 @@ func switchNote(s []loggedSwitch) string {
 	if len(out) == 0 {
 		return ""
 	}
-	return " and " + strings.Join(out, ", ")
+	return " (algorithm " + strings.Join(out, ", ") + ")"
 }
