@@ -225,3 +225,31 @@ func TestForkAtRoundZeroOnLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestChartNamesOtherBranch: the chart's title names the other branch's
+// curve at 80 columns too (its label shortened), on a fork on another
+// algorithm.
+func TestChartNamesOtherBranch(t *testing.T) {
+	st := NewStyles(true)
+	var reps []*sim.RoundReport
+	for i := 1; i <= 5; i++ {
+		reps = append(reps, &sim.RoundReport{Round: i, MeanVal: 70 + float64(i), MeanTest: 71 + float64(i)})
+	}
+	for _, c := range []struct {
+		width      int
+		name, want string
+	}{
+		{120, "B local", "─ B local test 76.0"},
+		{47, "B local", "─ B local 76.0"},
+		{40, "B fedavg_mask", "─ B 76.0"},
+		{47, "B", "─ B test 76.0"},
+	} {
+		ch := chartModel{styles: &st, name: "A fedaux", other: reps, otherName: c.name}
+		ch.SetSize(c.width, 10)
+		ch.SetData(reps, nil)
+		title := plain(strings.Split(ch.View(), "\n")[0])
+		if !strings.Contains(title, c.want) {
+			t.Errorf("%d columns, other branch %q: title %q lacks %q", c.width, c.name, title, c.want)
+		}
+	}
+}
