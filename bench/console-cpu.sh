@@ -1,5 +1,8 @@
 #!/bin/sh
-# console-cpu.sh BIN PRESET ROUNDS: bench/console.sh (the median seconds a round from the run log), plus the CPU seconds the console process used and the rounds it logged by then: CPU time does not depend on what else the machine runs. Example: sh bench/console-cpu.sh ./fedaux sbm 10
+# console-cpu.sh BIN PRESET ROUNDS: bench/console.sh (the median seconds a
+# round, from the run log), plus the CPU seconds the console process used and
+# the rounds it had logged by then: CPU time depends little on what else the
+# shared machine runs. Example: sh bench/console-cpu.sh ./fedaux sbm 10
 bin=$1; preset=$2; n=$3; log=/tmp/ctcpu-$$.jsonl
 rm -f $log
 tmux new-session -d -s ctcpu -x 120 -y 40 "$bin tui -preset $preset -data /work/shared/data -log $log"
