@@ -252,3 +252,43 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 		t.Errorf("replay of B's export:\n%s", out)
 	}
 }
+
+// TestReplaySwitchOnBranch forks a console session after round 2 on the
+// same algorithm, switches branch B to FedAvg_mask before its round 4 (F
+// on a forked run) and replays B's run log: the replay switches where
+// the console did, bit for bit.
+func TestReplaySwitchOnBranch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
+	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pressKeys(t, m, "nnfbnF")
+	// The picker offers fedaux (B's), fedavg_mask, fedpub_apv, local.
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyDown} })
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyEnter} })
+	pressKeys(t, m, "nn")
+	m.Close()
+	log.Close()
+
+	fork := filepath.Join(dir, "session-B-r2.jsonl")
+	out := runOK(t, "-replay", fork, "-workers", "1")
+	if !strings.Contains(out, "replayed 5 rounds and 0 knob changes (algorithm fedavg_mask from round 4)") {
+		t.Errorf("replay output:\n%s", out)
+	}
+	if w := roundLines(t, fork)[4]; w["weights"] == nil {
+		t.Error("B's round 5 has no weights")
+	}
+}

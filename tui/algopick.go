@@ -15,15 +15,17 @@ import (
 // those whose client model is the run's), the run's own first; the
 // others are listed apart, grouped by why they are not offered.
 type algoPicker struct {
-	styles *Styles
-	from   sim.Algorithm
-	model  string          // the run's client model (sim.Engine.ModelName)
-	round  int             // the round the fork is at
-	offer  []sim.Algorithm // the run's algorithm first
-	why    []notOffered
-	cur    int
-	width  int
-	height int
+	styles    *Styles
+	from      sim.Algorithm
+	branch    string          // "B" for a fork; the shown branch when it switches a forked branch's algorithm
+	switching bool            // the picker switches the shown branch's algorithm instead of forking
+	model     string          // the run's client model (sim.Engine.ModelName)
+	round     int             // the round the fork is at
+	offer     []sim.Algorithm // the run's algorithm first
+	why       []notOffered
+	cur       int
+	width     int
+	height    int
 }
 
 // notOffered is a reason and the algorithms it excludes.
@@ -33,10 +35,15 @@ type notOffered struct {
 }
 
 // newAlgoPicker lists e's algorithm and those e can switch to, and the
-// others with the reason CanSwitch gives.
-func newAlgoPicker(st *Styles, e *sim.Engine) algoPicker {
+// others with the reason CanSwitch gives. branch is "" for a fork (B's
+// algorithm), else the name of the forked branch whose algorithm it
+// switches.
+func newAlgoPicker(st *Styles, e *sim.Engine, branch string) algoPicker {
 	from := e.Config().Algo
-	p := algoPicker{styles: st, from: from, model: e.ModelName(), round: e.Round(), offer: []sim.Algorithm{from}}
+	p := algoPicker{styles: st, from: from, branch: "B", model: e.ModelName(), round: e.Round(), offer: []sim.Algorithm{from}}
+	if branch != "" {
+		p.branch, p.switching = branch, true
+	}
 	for _, a := range sim.Algorithms() {
 		if a == from {
 			continue
@@ -72,7 +79,7 @@ func (p *algoPicker) View() string {
 	st := p.styles
 	w := max(p.width, 20)
 	lines := []string{
-		st.Title.Render(fmt.Sprintf("fork at round %d: the algorithm of branch B from round %d", p.round, p.round+1)),
+		st.Title.Render(p.title()),
 		"",
 	}
 	nameW := 0
@@ -81,7 +88,10 @@ func (p *algoPicker) View() string {
 	}
 	for i, a := range p.offer {
 		desc := a.Describe()
-		if a == p.from {
+		switch {
+		case a == p.from && p.switching:
+			desc = "branch " + p.branch + "'s algorithm: no change"
+		case a == p.from:
 			desc = "the run's algorithm: B as A, with its own knobs"
 		}
 		mark, name := "  ", fmt.Sprintf("%-*s", nameW, a)
@@ -92,6 +102,10 @@ func (p *algoPicker) View() string {
 	}
 	long := wrapTop(fmt.Sprintf("These train the run's client model (%s): its clients' parameters, optimiser moments and random streams, and the server's messages for round %d (mixed by %s), carry over bit for bit; the new algorithm's server starts fresh (no strategy state, such as GCFL's clusters, carries over).",
 		p.model, p.round+1, p.from), w)
+	short := fmt.Sprintf("Same client model (%s): B starts in A's state bit for bit; its server starts fresh.", p.model)
+	if p.switching {
+		short = fmt.Sprintf("Same client model (%s): %s goes on from its state; the new server starts fresh.", p.model, p.branch)
+	}
 	var why []string
 	if len(p.why) > 0 {
 		why = append(why, "", st.Dim.Render("not offered:"))
@@ -107,7 +121,7 @@ func (p *algoPicker) View() string {
 	// has the rest), so that every algorithm not offered stays listed.
 	out := strings.Join(slices.Concat(lines, []string{"", long}, why), "\n")
 	if p.height > 0 && strings.Count(out, "\n")+1 > p.height {
-		long = wrapTop(fmt.Sprintf("Same client model (%s): B starts in A's state bit for bit; its server starts fresh.", p.model), w)
+		long = wrapTop(short, w)
 		out = strings.Join(slices.Concat(lines, []string{"", long}, why), "\n")
 	}
 	if p.height > 0 && strings.Count(out, "\n")+1 > p.height {
@@ -115,6 +129,14 @@ func (p *algoPicker) View() string {
 		out = strings.Join(all[:p.height], "\n")
 	}
 	return out
+}
+
+// title says what the picker chooses.
+func (p *algoPicker) title() string {
+	if p.switching {
+		return fmt.Sprintf("branch %s at round %d: its algorithm from round %d", p.branch, p.round, p.round+1)
+	}
+	return fmt.Sprintf("fork at round %d: the algorithm of branch B from round %d", p.round, p.round+1)
 }
 
 // algoPickerHelp is the footer's key help while the picker is open.

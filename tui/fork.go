@@ -51,13 +51,18 @@ func (m *Model) canFork() string {
 	return ""
 }
 
-// openAlgoPicker opens the choice of branch B's algorithm (F).
+// openAlgoPicker opens the choice of branch B's algorithm (F), or, on
+// a forked run, of the shown branch's algorithm from the next round.
 func (m *Model) openAlgoPicker() {
-	if why := m.canFork(); why != "" {
+	switch why := m.canFork(); {
+	case m.other != nil && m.act == idle:
+		m.algos = newAlgoPicker(m.styles, m.engine, m.branchName)
+	case why != "":
 		m.logf(true, "%s", why)
 		return
+	default:
+		m.algos = newAlgoPicker(m.styles, m.engine, "")
 	}
-	m.algos = newAlgoPicker(m.styles, m.engine)
 	m.screen = choosing
 	m.resize()
 }
@@ -73,9 +78,43 @@ func (m *Model) algoKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.algos.Move(1)
 	case key.Matches(msg, m.keys.Confirm):
 		m.screen = dashboard
+		if m.algos.switching {
+			m.switchAlgorithm(m.algos.Selected())
+			return m.completeShown()
+		}
 		return m.forkHere(m.algos.Selected())
 	}
 	return nil
+}
+
+// switchAlgorithm makes the shown branch of a fork run algo from the next
+// round: its engine goes on as a fork of itself on algo
+// (sim.Engine.ForkAs), in its run log, which gets the algorithm line.
+func (m *Model) switchAlgorithm(algo sim.Algorithm) {
+	switch {
+	case m.other == nil || m.act != idle:
+		m.logf(true, "switch an algorithm on a fork's branch, between rounds")
+		return
+	case algo == m.cfg.Algo:
+		m.logf(false, "branch %s keeps %s", m.branchName, algo)
+		return
+	}
+	ne, err := m.engine.ForkAs(nil, algo)
+	if err == nil {
+		l := m.engine.Log()
+		c := sim.AlgorithmChange{Round: len(m.reports) + 1, From: m.cfg.Algo, To: algo}
+		if err = l.Write(c.Line()); err == nil {
+			ne.SetLog(l)
+			m.engine, m.cfg, m.switches = ne, ne.Config(), append(m.switches, c)
+			m.heat.SetOffered(ne.Offered())
+			m.sync()
+			m.wantViews()
+			m.logf(false, "branch %s runs %s from round %d in its state; %s's server starts fresh (no strategy state carries over); round %d starts from the messages %s mixed",
+				m.branchName, algo, c.Round, algo, c.Round, c.From)
+			return
+		}
+	}
+	m.logf(true, "branch %s: %v", m.branchName, err)
 }
 
 // forkHere forks the run at the current round: branch B starts in the

@@ -253,3 +253,62 @@ func TestChartNamesOtherBranch(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchBranchAlgorithm forks after round 2 on the same algorithm,
+// steps once, and switches branch B to FedAvg_mask (F on a forked run):
+// B's next rounds are those of an engine restored from B's checkpoint
+// with FedAvg_mask, and B's run log holds the switch.
+func TestSwitchBranchAlgorithm(t *testing.T) {
+	dir := t.TempDir()
+	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newLogModel(t, log)
+	press(m, "n", "n", "f", "b", "n")
+	ckPath := filepath.Join(dir, "b3.ck")
+	if err := m.engine.SaveCheckpoint(ckPath); err != nil {
+		t.Fatal(err)
+	}
+	press(m, "F")
+	if m.screen != choosing || !m.algos.switching || !strings.Contains(plain(m.Render()), "branch B at round 3: its algorithm from round 4") {
+		t.Fatalf("F on a forked run:\n%s", plain(m.Render()))
+	}
+	for m.algos.Selected() != sim.FedAvgMask {
+		press(m, "down")
+	}
+	press(m, "enter", "n", "n")
+	if m.cfg.Algo != sim.FedAvgMask || m.other.cfg.Algo != sim.FedAux || len(m.switches) != 1 {
+		t.Fatalf("branch %s runs %s (other %s), switches %v", m.branchName, m.cfg.Algo, m.other.cfg.Algo, m.switches)
+	}
+	ck, err := sim.LoadCheckpoint(ckPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.Config.Algo, ck.Strategy = sim.FedAvgMask, nil
+	ref, err := ck.Resume(m.engine.Data(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 4; r <= 5; r++ {
+		rep, err := ref.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if numbersText(t, rep) != numbersText(t, m.reports[r-1]) {
+			t.Errorf("branch B's round %d differs from a restored engine's with fedavg_mask", r)
+		}
+		if numbersText(t, m.reports[r-1]) == numbersText(t, m.other.reports[r-1]) {
+			t.Errorf("round %d is the same on both branches although B runs fedavg_mask", r)
+		}
+	}
+	m.Close()
+	log.Close()
+	fork, err := os.ReadFile(filepath.Join(dir, "session-B-r2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(fork), `{"type":"algorithm","round":4,"from":"fedaux","to":"fedavg_mask"}`) {
+		t.Errorf("B's run log lacks the switch:\n%.300s", fork)
+	}
+}

@@ -49,7 +49,7 @@ func defaultKeys() keyMap {
 		Pane:         b("tab", "heat map ⇄ chart", "tab"),
 		Client:       b("c", "one client (or click)", "c"),
 		Fork:         b("f", "fork here (A and B)", "f"),
-		ForkAlgo:     b("F", "fork, B on another algo", "F"),
+		ForkAlgo:     b("F", "other algo: fork/branch", "F"),
 		Branch:       b("b", "act on the other branch", "b"),
 		Export:       b("e", "export run", "e"),
 		Help:         b("?", "help", "?"),
