@@ -268,3 +268,45 @@ func TestFedPubAPVIsFedAux(t *testing.T) {
 		t.Errorf("fedpub_apv reads %v", got)
 	}
 }
+
+// TestCanSwitch checks which of this package's methods a run may switch
+// to (sim.Engine.CanSwitch: the same client model), and that a FedAux
+// run forked as fedavg_mask mixes uniformly.
+func TestCanSwitch(t *testing.T) {
+	d := smallData(t, 7)
+	for _, c := range []struct {
+		from    sim.Algorithm
+		ok, not []sim.Algorithm
+	}{
+		{sim.FedAux, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV}, []sim.Algorithm{methods.FedProx, methods.FedPer, methods.FedAuxHard}},
+		{sim.FedAvg, []sim.Algorithm{methods.FedProx, methods.FedPer}, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV, methods.FedAuxHard}},
+	} {
+		e, err := sim.New(smallConfig(c.from), d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range c.ok {
+			if err := e.CanSwitch(a); err != nil {
+				t.Errorf("%s to %s: %v", c.from, a, err)
+			}
+		}
+		for _, a := range c.not {
+			if err := e.CanSwitch(a); err == nil {
+				t.Errorf("%s to %s allowed; their client models differ", c.from, a)
+			}
+		}
+	}
+	e := run(t, smallConfig(sim.FedAux), d)
+	f, err := e.ForkAs(nil, methods.FedAvgMask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.Step(context.Background()) // a round past the run's last: Step runs it
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Weights == nil || rep.Weights[0][0] != 1.0/8 || rep.Weights[0][1] != 1.0/8 {
+		t.Errorf("fork as fedavg_mask: weights %v, want 1/8", rep.Weights[0])
+	}
+}

@@ -64,7 +64,7 @@ type ClientState struct {
 	// (FedSage+'s generator or mended graph); nil for Client.
 	Extra []byte
 	// Hook is the client's ClientHook's MarshalState (see Stateful); nil
-	// without a hook.
+	// without a hook, and nil leaves a hook as New built it.
 	Hook []byte
 }
 

@@ -54,7 +54,7 @@ func (c *Client) SetState(s ClientState) error {
 	if err := c.pcg.UnmarshalBinary(s.RNG); err != nil {
 		return fmt.Errorf("client %d: dropout stream: %w", c.ID, err)
 	}
-	if st, ok := c.hook.(Stateful); ok {
+	if st, ok := c.hook.(Stateful); ok && s.Hook != nil { // nil: a fresh hook (ForkAs)
 		if err := st.UnmarshalState(s.Hook); err != nil {
 			return fmt.Errorf("client %d: hook state: %w", c.ID, err)
 		}

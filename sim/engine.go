@@ -148,11 +148,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	mcfg := gnn.Config{
-		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
-		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout,
-	}
-	st.Model(&mcfg)
+	mcfg := modelConfig(&cfg, data, st)
 	init, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
