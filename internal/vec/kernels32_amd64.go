@@ -1,0 +1,82 @@
+//go:build amd64 && !purego
+
+package vec
+
+// The float32 kernels have AVX-512 versions only: below that level they
+// run the portable Go versions.
+
+func rowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool) {
+	switch {
+	case level < AVX512:
+		rowSums32Go(dst, stride, cols, src, terms, n, zero)
+	case cols <= 16:
+		rowSums16AVX512(dst, stride, cols, src, terms, n, zero)
+	default:
+		rowSums32AVX512(dst, stride, cols, src, terms, n, zero)
+	}
+}
+
+func dot32(x, y []float32) float32 {
+	if level < AVX512 {
+		return dot32Go(x, y)
+	}
+	return dot32AVX512(x, y)
+}
+
+func adam32(theta, grad, m, v []float32, p *adamParams32) {
+	if level < AVX512 {
+		adam32Go(theta, grad, m, v, p)
+		return
+	}
+	adam32AVX512(theta, grad, m, v, p)
+}
+
+func mul32(dst, x, y []float32, add bool) {
+	if level < AVX512 {
+		mul32Go(dst, x, y, add)
+		return
+	}
+	mul32AVX512(dst, x, y, add)
+}
+
+func mulPruned32(dst, x, m []float32, thr float32) {
+	if level < AVX512 {
+		mulPruned32Go(dst, x, m, thr)
+		return
+	}
+	mulPruned32AVX512(dst, x, m, thr)
+}
+
+// rowSums32AVX512 is rowSums32Go for checked arguments, blocked as
+// rowSumsAVX512 is: strips of 64 columns (four registers a row), four
+// rows at a time.
+//
+//go:noescape
+func rowSums32AVX512(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
+
+// rowSums16AVX512 is rowSums32AVX512 with strips of 16 columns (one
+// register a row), for at most 16 columns.
+//
+//go:noescape
+func rowSums16AVX512(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
+
+// dot32AVX512 is dot32Go; len(y) >= len(x).
+//
+//go:noescape
+func dot32AVX512(x, y []float32) float32
+
+// adam32AVX512 is adam32Go with slices of equal length.
+//
+//go:noescape
+func adam32AVX512(theta, grad, m, v []float32, p *adamParams32)
+
+// mul32AVX512 is mul32Go with x and y at least as long as dst.
+//
+//go:noescape
+func mul32AVX512(dst, x, y []float32, add bool)
+
+// mulPruned32AVX512 is mulPruned32Go with x and m at least as long as
+// dst.
+//
+//go:noescape
+func mulPruned32AVX512(dst, x, m []float32, thr float32)
