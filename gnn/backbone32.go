@@ -1,0 +1,238 @@
+package gnn
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Precision is the arithmetic of a model's GCN layers.
+type Precision int
+
+const (
+	// F64 computes everything in float64 (the default).
+	F64 Precision = iota
+	// F32 computes the GCN layers (their products, ReLU and dropout,
+	// forward and backward) in float32, the arithmetic of PyTorch and
+	// of the paper's code. The parameters, their gradients, the
+	// optimiser, the head (classifier, APV scores, kernel aggregate)
+	// and the loss stay in float64: the layers read float32 roundings of
+	// the weights at each forward and add their float32 gradients to the
+	// float64 ones. A float32 step is deterministic, as a float64 one is.
+	F32
+)
+
+// String returns "f64" or "f32".
+func (p Precision) String() string {
+	switch p {
+	case F64:
+		return "f64"
+	case F32:
+		return "f32"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
+
+// backbone32 is the float32 version of a model's GCN layers (Config.Precision
+// F32). It computes what Model's layers compute, with the layers'
+// parameters, and keeps its own float32 buffers.
+type backbone32 struct {
+	layers []layer32
+
+	// Caches of the last input, rebuilt when it changes.
+	prop      *Propagator
+	propTerms terms32 // A_hat by rows, on matrices of Hidden columns
+	xs        *CSR
+	xd        *mat.Dense
+	x32       []float32 // dense features in float32
+	xRows     terms32   // sparse features by rows, on the first weight
+	xCols     terms32   // sparse features by columns, on dL/d(X W)
+
+	h64   buffer // the embeddings H in float64
+	dh32  []float32
+	train bool // the last forward's mode
+}
+
+// layer32 holds one float32 layer's buffers.
+type layer32 struct {
+	weff    []float32 // W . M (pruned in evaluation), In x Out
+	wtmp    []float64 // W . M in float64, rounded into weff
+	x       []float32 // the dense input (nil for sparse features)
+	relu    []float32 // relu(A_hat X W + b)
+	out     []float32 // the next layer's input: dropped, or relu itself
+	dropped []float32 // dropout(relu)
+	scale   []float32 // dropout's 0 or 1/(1-P), nil when inactive
+	terms   terms32
+	d       []float32 // gradient at the layer's output before the ReLU
+	dxw     []float32
+	dweff   []float32
+	dx      []float32
+	drow    []float64
+	pattern bool // the input gradient only where the input is non-zero
+}
+
+// useInput caches the float32 forms of in's propagator and features.
+func (b *backbone32) useInput(in Input, hidden, first int) {
+	if in.Prop != b.prop {
+		b.prop = in.Prop
+		b.propTerms.csrTerms(&in.Prop.a, hidden)
+	}
+	if in.X.Sparse != nil && in.X.Sparse != b.xs {
+		b.xs, b.xd, b.x32 = in.X.Sparse, nil, nil
+		b.xRows.csrTerms(in.X.Sparse, first)
+		b.xCols.csrColumnTerms(in.X.Sparse, first)
+	}
+	if in.X.Dense != nil && in.X.Dense != b.xd {
+		b.xs, b.xd = nil, in.X.Dense
+		b.x32 = denseToF32(b.x32, in.X.Dense)
+	}
+}
+
+// forward runs m's GCN layers in float32 on in and returns H in float64.
+func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*mat.Dense, error) {
+	if in.Expand != nil {
+		return nil, errors.New("gnn: float32 layers do not support FedGNN's expansion; use precision f64")
+	}
+	n, _ := in.X.Dims()
+	d := m.cfg.Hidden
+	if len(b.layers) != len(m.layers) {
+		b.layers = make([]layer32, len(m.layers))
+	}
+	b.useInput(in, d, d)
+	b.train = train
+	var x []float32 // nil: the sparse or dense features
+	for i := range m.layers {
+		l, ll := &b.layers[i], m.layers[i].conv
+		l.pattern = i > 0
+		l.effective(ll, !train)
+		xw := grow32(l.dxw, n*d) // X W, overwritten by backward's A_hat d
+		l.dxw = xw
+		switch {
+		case x != nil:
+			l.x = x
+			l.terms.denseTerms(x, n, ll.In, d)
+			l.terms.sum(xw, d, l.weff)
+		case b.xs != nil:
+			l.x = nil
+			b.xRows.sum(xw, d, l.weff)
+		default:
+			l.x = b.x32
+			l.terms.denseTerms(b.x32, n, ll.In, d)
+			l.terms.sum(xw, d, l.weff)
+		}
+		l.relu = grow32(l.relu, n*d)
+		b.propTerms.sum(l.relu, d, xw)
+		bias := ll.Bias.Value
+		for r := 0; r < n; r++ {
+			row := l.relu[r*d : (r+1)*d]
+			for j, v := range row {
+				row[j] = max(v+float32(bias[j]), 0)
+			}
+		}
+		drop := &m.layers[i].drop
+		if train && drop.P > 0 {
+			drop.draw(n*d, rng)
+			l.scale = grow32(l.scale, n*d)
+			toF32(l.scale, drop.scale)
+			l.dropped = grow32(l.dropped, n*d)
+			vec.Mul32(l.dropped, l.relu, l.scale)
+			l.out = l.dropped
+		} else {
+			l.scale = nil
+			l.out = l.relu
+		}
+		x = l.out
+	}
+	h := b.h64.get(n, d)
+	denseFromF32(h, x)
+	return h, nil
+}
+
+// effective sets l.weff to the float32 rounding of the float64 W . M
+// (pruned when pruned is set), or of W for a plain layer.
+func (l *layer32) effective(g *GCN, pruned bool) {
+	size := g.In * g.Out
+	l.weff = grow32(l.weff, size)
+	if g.Mask == nil {
+		toF32(l.weff, g.Weight.Value)
+		return
+	}
+	l.wtmp = grow(l.wtmp, size)
+	maskedRow(l.wtmp, g.Weight.Value, g.Mask.Value, pruned)
+	toF32(l.weff, l.wtmp)
+}
+
+// backward takes dL/dH (float64) of the last forward and adds the
+// gradients of the layers' parameters to their Grad.
+func (b *backbone32) backward(m *Model, dh *mat.Dense) {
+	n, d := dh.Dims()
+	b.dh32 = denseToF32(b.dh32, dh)
+	g := b.dh32
+	for i := len(m.layers) - 1; i >= 0; i-- {
+		l, ll := &b.layers[i], m.layers[i].conv
+		l.d = grow32(l.d, n*d)
+		if l.scale != nil {
+			vec.Mul32(l.d, g, l.scale)
+		} else {
+			copy(l.d, g)
+		}
+		for k, y := range l.relu[:n*d] {
+			if !(y > 0) {
+				l.d[k] = 0
+			}
+		}
+		for r := 0; r < n; r++ {
+			for j, v := range l.d[r*d : (r+1)*d] {
+				ll.Bias.Grad[j] += float64(v)
+			}
+		}
+		b.propTerms.sum(l.dxw, d, l.d) // A_hat is symmetric
+		l.dweff = grow32(l.dweff, ll.In*d)
+		cols := &b.xCols
+		if l.x != nil {
+			l.terms.denseColumnTerms(l.x, n, ll.In, d)
+			cols = &l.terms
+		}
+		cols.sum(l.dweff, d, l.dxw)
+		l.addGrads(ll, cols.n, !b.train)
+		if i == 0 {
+			break
+		}
+		l.dx = grow32(l.dx, n*ll.In)
+		var pattern []float32
+		if l.pattern {
+			pattern = l.x
+		}
+		mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, pattern)
+		g = l.dx
+	}
+}
+
+// addGrads adds the float32 dL/d(W . M) in l.dweff to the weight and
+// mask gradients of g, skipping the rows with no term (zero rows).
+func (l *layer32) addGrads(g *GCN, count []int, pruned bool) {
+	c := g.Out
+	l.drow = grow(l.drow, c)
+	for r, k := range count {
+		if k == 0 {
+			continue
+		}
+		lo, hi := r*c, (r+1)*c
+		for j, v := range l.dweff[lo:hi] {
+			l.drow[j] = float64(v)
+		}
+		if g.Mask == nil {
+			axpy(g.Weight.Grad[lo:hi], 1, l.drow)
+			continue
+		}
+		maskGradRow(g.Weight.Grad[lo:hi], g.Mask.Grad[lo:hi], l.drow, g.Weight.Value[lo:hi], g.Mask.Value[lo:hi], pruned)
+	}
+}
+
+// release drops the activations and keeps the caches of the input.
+func (b *backbone32) release() {
+	b.layers, b.h64, b.dh32 = nil, buffer{}, nil
+}
