@@ -34,6 +34,9 @@ type Options struct {
 	Client *http.Client
 	// Progress receives a progress bar (nil: none).
 	Progress io.Writer
+	// PlainProgress writes one line per download to Progress instead of a
+	// bar redrawn in place: for logs and anything not a terminal.
+	PlainProgress bool
 	// Unverified installs files that have no published checksum (their
 	// sha256 is printed); without it they stay as NAME.partial.
 	Unverified bool
@@ -234,7 +237,7 @@ func fetch(ctx context.Context, opt Options, u, partial string, f File) error {
 	if resp.ContentLength > 0 {
 		total = have + resp.ContentLength
 	}
-	bar := newProgress(opt.Progress, f.Path, have, total)
+	bar := newProgress(opt.Progress, opt.PlainProgress, f.Path, have, total)
 	_, err = io.Copy(out, io.TeeReader(resp.Body, bar))
 	bar.done(err == nil)
 	if cerr := out.Close(); err == nil {

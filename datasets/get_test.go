@@ -118,6 +118,18 @@ func TestGetFromMirror(t *testing.T) {
 	if !strings.Contains(bar.String(), "100%") {
 		t.Errorf("progress bar %q has no 100%%", bar.String())
 	}
+	// For a log, one line when each file starts and one when it ends, no
+	// carriage returns.
+	dir2 := t.TempDir()
+	var log bytes.Buffer
+	if err := Get(context.Background(), dir2, []*Dataset{d}, Options{Mirror: ts.URL, Progress: &log, PlainProgress: true}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+	if strings.Contains(log.String(), "\r") || len(lines) != 2*len(d.Files) ||
+		!strings.HasSuffix(lines[0], ": downloading (0.0 MB)") || !strings.HasSuffix(lines[len(lines)-1], ": 0.1 MB downloaded") {
+		t.Errorf("plain progress:\n%s", log.String())
+	}
 	// A second Get finds everything there and asks nothing.
 	n := len(srv.ranges)
 	if err := Get(context.Background(), dir, []*Dataset{d}, Options{Mirror: ts.URL}); err != nil {

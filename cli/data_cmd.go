@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/fedaux/fedaux/datasets"
 	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/study"
 )
 
 // dataCmd is `fedaux data`: the datasets and their state in the data
@@ -136,6 +137,7 @@ func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 	opt := datasets.Options{Mirror: *mirror, Unverified: *unverified}
 	if !*quiet {
 		opt.Progress = stderr
+		opt.PlainProgress = !study.IsTerminal(stderr)
 	}
 	src := "their canonical sources"
 	if *mirror != "" {
