@@ -36,6 +36,35 @@ func (p Precision) String() string {
 	return fmt.Sprintf("Precision(%d)", int(p))
 }
 
+// ParsePrecision reads "f64" or "f32".
+func ParsePrecision(s string) (Precision, error) {
+	switch s {
+	case "f64":
+		return F64, nil
+	case "f32":
+		return F32, nil
+	}
+	return F64, fmt.Errorf("gnn: precision %q, want f64 or f32", s)
+}
+
+// MarshalText spells p as String does.
+func (p Precision) MarshalText() ([]byte, error) {
+	if p != F64 && p != F32 {
+		return nil, fmt.Errorf("gnn: invalid precision %d", int(p))
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText reads p as ParsePrecision does.
+func (p *Precision) UnmarshalText(b []byte) error {
+	v, err := ParsePrecision(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
 // backbone32 is the float32 version of a model's GCN layers (Config.Precision
 // F32). It computes what Model's layers compute, with the layers'
 // parameters, and keeps its own float32 buffers.

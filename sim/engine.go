@@ -147,7 +147,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	st, _ := newStrategy(&cfg)
 	mcfg := gnn.Config{
 		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
-		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout,
+		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout, Precision: cfg.Precision,
 	}
 	st.Model(&mcfg)
 	init, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
