@@ -88,12 +88,12 @@ type backbone32 struct {
 // layer32 holds one float32 layer's buffers.
 type layer32 struct {
 	weff    []float32 // W . M (pruned in evaluation), In x Out
-	wtmp    []float64 // W . M in float64, rounded into weff
 	x       []float32 // the dense input (nil for sparse features)
 	relu    []float32 // relu(A_hat X W + b)
 	out     []float32 // the next layer's input: dropped, or relu itself
 	dropped []float32 // dropout(relu)
-	scale   []float32 // dropout's 0 or 1/(1-P), nil when inactive
+	scale   []float32 // dropout's 0 or 1/(1-P)
+	drop    bool      // dropout was active in the last forward
 	terms   terms32
 	d       []float32 // gradient at the layer's output before the ReLU
 	dxw     []float32
@@ -164,13 +164,14 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 		drop := &m.layers[i].drop
 		if train && drop.P > 0 {
 			drop.draw(n*d, rng)
+			l.drop = true
 			l.scale = grow32(l.scale, n*d)
 			toF32(l.scale, drop.scale)
 			l.dropped = grow32(l.dropped, n*d)
 			vec.Mul32(l.dropped, l.relu, l.scale)
 			l.out = l.dropped
 		} else {
-			l.scale = nil
+			l.drop = false
 			l.out = l.relu
 		}
 		x = l.out
@@ -183,15 +184,15 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 // effective sets l.weff to the float32 rounding of the float64 W . M
 // (pruned when pruned is set), or of W for a plain layer.
 func (l *layer32) effective(g *GCN, pruned bool) {
-	size := g.In * g.Out
-	l.weff = grow32(l.weff, size)
-	if g.Mask == nil {
-		toF32(l.weff, g.Weight.Value)
-		return
+	l.weff = grow32(l.weff, g.In*g.Out)
+	switch {
+	case g.Mask == nil:
+		vec.To32(l.weff, g.Weight.Value)
+	case pruned:
+		vec.MulPrunedTo32(l.weff, g.Weight.Value, g.Mask.Value, MaskThreshold)
+	default:
+		vec.MulTo32(l.weff, g.Weight.Value, g.Mask.Value)
 	}
-	l.wtmp = grow(l.wtmp, size)
-	maskedRow(l.wtmp, g.Weight.Value, g.Mask.Value, pruned)
-	toF32(l.weff, l.wtmp)
 }
 
 // backward takes dL/dH (float64) of the last forward and adds the
@@ -203,7 +204,7 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l, ll := &b.layers[i], m.layers[i].conv
 		l.d = grow32(l.d, n*d)
-		if l.scale != nil {
+		if l.drop {
 			vec.Mul32(l.d, g, l.scale)
 		} else {
 			copy(l.d, g)
@@ -244,20 +245,24 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 // mask gradients of g, skipping the rows with no term (zero rows).
 func (l *layer32) addGrads(g *GCN, count []int, pruned bool) {
 	c := g.Out
-	l.drow = grow(l.drow, c)
 	for r, k := range count {
 		if k == 0 {
 			continue
 		}
 		lo, hi := r*c, (r+1)*c
-		for j, v := range l.dweff[lo:hi] {
-			l.drow[j] = float64(v)
+		d := l.dweff[lo:hi]
+		switch {
+		case g.Mask == nil:
+			vec.AddFrom32(g.Weight.Grad[lo:hi], d)
+		case pruned:
+			l.drow = grow(l.drow, c)
+			for j, v := range d {
+				l.drow[j] = float64(v)
+			}
+			maskGradRow(g.Weight.Grad[lo:hi], g.Mask.Grad[lo:hi], l.drow, g.Weight.Value[lo:hi], g.Mask.Value[lo:hi], true)
+		default:
+			vec.MaskGradFrom32(g.Weight.Grad[lo:hi], g.Mask.Grad[lo:hi], d, g.Weight.Value[lo:hi], g.Mask.Value[lo:hi])
 		}
-		if g.Mask == nil {
-			axpy(g.Weight.Grad[lo:hi], 1, l.drow)
-			continue
-		}
-		maskGradRow(g.Weight.Grad[lo:hi], g.Mask.Grad[lo:hi], l.drow, g.Weight.Value[lo:hi], g.Mask.Value[lo:hi], pruned)
 	}
 }
 

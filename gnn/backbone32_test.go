@@ -220,3 +220,63 @@ func TestF32Refusals(t *testing.T) {
 		t.Error("precision 7 accepted")
 	}
 }
+
+// TestF32Adam checks that Adam updates the float32 layers' parameters in
+// float32 (their values are float32 after a step; the head's stay
+// float64), and that its state survives State and SetState.
+func TestF32Adam(t *testing.T) {
+	cfg := Config{InFeatures: 300, Hidden: 32, Classes: 7, Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}
+	rng := rand.New(rand.NewPCG(3, 3))
+	c := f32Client(rng, false)
+	m, err := NewModel(cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := NewAdam(m.Params(), 0.01, 5e-4)
+	step := func(m *Model, opt *Adam, rng *rand.Rand) {
+		logits, err := m.Forward(c.in, true, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl := mat.NewDense(len(c.labels), 7, nil)
+		SoftmaxCrossEntropy(logits, c.labels, c.train, dl)
+		m.ZeroGrad()
+		m.Backward(dl)
+		opt.Step()
+	}
+	step(m, opt, rng)
+	wide := 0
+	for _, p := range m.Params() {
+		for _, v := range p.Value {
+			if float64(float32(v)) != v {
+				if p.f32 {
+					t.Fatalf("%s holds %v, not a float32, after a float32 step", p.Name, v)
+				}
+				wide++
+			}
+		}
+	}
+	if wide == 0 {
+		t.Error("no head parameter holds a float64 value: the head was not updated in float64")
+	}
+	// A copy of the model and of the optimiser's state continues alike.
+	m2, err := NewModel(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.CopyFrom(m); err != nil {
+		t.Fatal(err)
+	}
+	opt2 := NewAdam(m2.Params(), 0.01, 5e-4)
+	if err := opt2.SetState(opt.State()); err != nil {
+		t.Fatal(err)
+	}
+	seed := rng.Uint64()
+	step(m, opt, rand.New(rand.NewPCG(seed, 0)))
+	step(m2, opt2, rand.New(rand.NewPCG(seed, 0)))
+	for i, p := range m.Params() {
+		if !slices.Equal(p.Value, m2.Params()[i].Value) {
+			t.Fatalf("%s differs after restoring the optimiser's state", p.Name)
+		}
+	}
+}

@@ -142,6 +142,9 @@ func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 		// Every input after the first comes out of ReLU and dropout.
 		l.conv.GradOnlyNonzero = i > 0
 		l.drop.P = cfg.Dropout
+		for _, p := range l.conv.Params() {
+			p.f32 = cfg.Precision == F32
+		}
 		m.params = append(m.params, l.conv.Params()...)
 	}
 	in := cfg.Hidden

@@ -13,8 +13,9 @@ import (
 
 // terms32 is a product's list of terms, one count per row of the result.
 type terms32 struct {
-	t []vec.Term32
-	n []int
+	t   []vec.Term32
+	n   []int
+	pos []int // denseColumnTerms' cursors
 }
 
 func (b *terms32) reset(rows int) {
@@ -61,44 +62,58 @@ func (b *terms32) csrColumnTerms(c *CSR, stride int) {
 }
 
 // denseTerms sets b to the non-zero entries of x (rows x cols) by rows,
-// as terms on a matrix of stride columns.
+// as terms on a matrix of stride columns. It writes every entry and
+// advances past the non-zero ones, without a branch on the data.
 func (b *terms32) denseTerms(x []float32, rows, cols, stride int) {
 	b.reset(rows)
+	k := 0
 	for i := 0; i < rows; i++ {
-		for j, v := range x[i*cols : (i+1)*cols] {
-			if v != 0 {
-				b.t = append(b.t, vec.Term32{Off: j * stride, A: v})
-				b.n[i]++
-			}
+		if cap(b.t) < k+cols {
+			b.t = append(b.t[:k], make([]vec.Term32, k+cols)...)[:k]
 		}
+		t := b.t[:k+cols]
+		start := k
+		for j, v := range x[i*cols : (i+1)*cols] {
+			t[k] = vec.Term32{Off: j * stride, A: v}
+			k += b2i(v != 0)
+		}
+		b.n[i] = k - start
 	}
+	b.t = b.t[:k]
 }
 
 // denseColumnTerms sets b to the non-zero entries of x (rows x cols) by
 // columns, in the order of the rows, as terms on a matrix of stride
-// columns.
+// columns, without a branch on the data (a zero entry is written to a
+// spare last slot).
 func (b *terms32) denseColumnTerms(x []float32, rows, cols, stride int) {
 	b.reset(cols)
 	for i := 0; i < rows; i++ {
 		for j, v := range x[i*cols : (i+1)*cols] {
-			if v != 0 {
-				b.n[j]++
-			}
+			b.n[j] += b2i(v != 0)
 		}
 	}
-	pos := make([]int, cols+1)
+	if cap(b.pos) < cols+1 {
+		b.pos = make([]int, cols+1)
+	}
+	pos := b.pos[:cols+1]
+	pos[0] = 0
 	for j, k := range b.n {
 		pos[j+1] = pos[j] + k
 	}
-	b.t = append(b.t[:0], make([]vec.Term32, pos[cols])...)
+	total := pos[cols]
+	if cap(b.t) < total+1 {
+		b.t = make([]vec.Term32, total+1)
+	}
+	t := b.t[:total+1]
 	for i := 0; i < rows; i++ {
 		for j, v := range x[i*cols : (i+1)*cols] {
-			if v != 0 {
-				b.t[pos[j]] = vec.Term32{Off: i * stride, A: v}
-				pos[j]++
-			}
+			nz := b2i(v != 0)
+			t[total+(pos[j]-total)*nz] = vec.Term32{Off: i * stride, A: v}
+			pos[j] += nz
 		}
 	}
+	b.t = t[:total]
 }
 
 // sum sets dst (one row of cols per count of b) to the sums of b's terms
