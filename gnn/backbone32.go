@@ -16,12 +16,13 @@ const (
 	// F64 computes everything in float64 (the default).
 	F64 Precision = iota
 	// F32 computes the GCN layers (their products, ReLU and dropout,
-	// forward and backward) in float32, the arithmetic of PyTorch and
-	// of the paper's code. The parameters, their gradients, the
-	// optimiser, the head (classifier, APV scores, kernel aggregate)
-	// and the loss stay in float64: the layers read float32 roundings of
-	// the weights at each forward and add their float32 gradients to the
-	// float64 ones. A float32 step is deterministic, as a float64 one is.
+	// forward and backward) and their Adam steps (vec.AdamF32, float32
+	// moments) in float32, the arithmetic of PyTorch and of the paper's
+	// code. Their parameters and gradients are stored in float64 (the
+	// parameters hold float32 values after a step), so that the rest of
+	// a run reads them as in float64; the head (classifier, APV scores,
+	// kernel aggregate) and the loss stay in float64. A float32 step is
+	// deterministic, as a float64 one is.
 	F32
 )
 
@@ -100,6 +101,7 @@ type layer32 struct {
 	dweff   []float32
 	dx      []float32
 	drow    []float64
+	trans   transB32
 	pattern bool // the input gradient only where the input is non-zero
 }
 
@@ -236,7 +238,7 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 		if l.pattern {
 			pattern = l.x
 		}
-		mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, pattern)
+		l.trans.mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, pattern)
 		g = l.dx
 	}
 }

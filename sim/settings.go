@@ -199,7 +199,7 @@ var docs = map[string]string{
 	"gta_moments":      "fedgta, fedgta_apv: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
 	"gta_type":         "fedgta, fedgta_apv: moments hybrid (raw and central) or origin (raw only)",
 	"gta_eps":          "fedgta, fedgta_apv: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
-	"precision":        "arithmetic of the clients' GCN layers: f64 (default) or f32 (fedaux and fedavg; parameters, optimiser and head stay f64)",
+	"precision":        "arithmetic of the clients' GCN layers and their Adam steps: f64 (default) or f32 (fedaux and fedavg; the head stays f64)",
 	"fedgnn_expansion": "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only",
 }
 

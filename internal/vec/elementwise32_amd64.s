@@ -226,3 +226,78 @@ reduce: // s[k] += s[k+8], s[k] += s[k+4], s[k] += s[k+2], s[0] + s[1]
 	VMOVSS        X0, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// DOT4REDUCE reduces the 16 partial sums of ZA as dot32AVX512 does and
+// stores the result at OFF(DI).
+#define DOT4REDUCE(ZA, YA, XA, OFF) \
+	VEXTRACTF64X4 $1, ZA, Y15 \
+	VADDPS        Y15, YA, YA \
+	VEXTRACTF128  $1, YA, X15 \
+	VADDPS        X15, XA, XA \
+	VMOVHLPS      XA, XA, X15 \
+	VADDPS        X15, XA, XA \
+	VMOVSHDUP     XA, X15 \
+	VADDSS        X15, XA, XA \
+	VMOVSS        XA, OFF(DI)
+
+// func dot4x32AVX512(dst, x []float32, ys [][]float32)
+// dst[t] = dot32(x, ys[t]) for t = 0..3; every ys[t] is at least as long
+// as x.
+TEXT ·dot4x32AVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   x_len+32(FP), DX
+	MOVQ   ys_base+48(FP), BX
+	MOVQ   0(BX), R8
+	MOVQ   24(BX), R9
+	MOVQ   48(BX), R10
+	MOVQ   72(BX), R11
+	SHLQ   $2, DX
+	XORQ   AX, AX
+	MOVQ   DX, R12
+	ANDQ   $-64, R12
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+
+loop:
+	CMPQ    AX, R12
+	JGE     tail
+	VMOVUPS (SI)(AX*1), Z0
+	VMULPS  (R8)(AX*1), Z0, Z5
+	VMULPS  (R9)(AX*1), Z0, Z6
+	VMULPS  (R10)(AX*1), Z0, Z7
+	VMULPS  (R11)(AX*1), Z0, Z8
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z6, Z2, Z2
+	VADDPS  Z7, Z3, Z3
+	VADDPS  Z8, Z4, Z4
+	ADDQ    $64, AX
+	JMP     loop
+
+tail: // the lanes past the end add +0 (see dot32AVX512)
+	SUBQ      AX, DX
+	JZ        reduce
+	KTAIL32(DX, R13)
+	VMOVUPS.Z (SI)(AX*1), K1, Z0
+	VMOVUPS.Z (R8)(AX*1), K1, Z5
+	VMOVUPS.Z (R9)(AX*1), K1, Z6
+	VMOVUPS.Z (R10)(AX*1), K1, Z7
+	VMOVUPS.Z (R11)(AX*1), K1, Z8
+	VMULPS    Z5, Z0, Z5
+	VMULPS    Z6, Z0, Z6
+	VMULPS    Z7, Z0, Z7
+	VMULPS    Z8, Z0, Z8
+	VADDPS    Z5, Z1, Z1
+	VADDPS    Z6, Z2, Z2
+	VADDPS    Z7, Z3, Z3
+	VADDPS    Z8, Z4, Z4
+
+reduce:
+	DOT4REDUCE(Z1, Y1, X1, 0)
+	DOT4REDUCE(Z2, Y2, X2, 4)
+	DOT4REDUCE(Z3, Y3, X3, 8)
+	DOT4REDUCE(Z4, Y4, X4, 12)
+	VZEROUPPER
+	RET

@@ -23,6 +23,18 @@ func dot32(x, y []float32) float32 {
 	return dot32AVX512(x, y)
 }
 
+func dotN32(dst, x []float32, ys [][]float32) {
+	t := 0
+	if level >= AVX512 {
+		for ; t+4 <= len(ys); t += 4 {
+			dot4x32AVX512(dst[t:t+4], x, ys[t:t+4])
+		}
+	}
+	for ; t < len(ys); t++ {
+		dst[t] = dot32(x, ys[t])
+	}
+}
+
 func adam32(theta, grad, m, v []float32, p *adamParams32) {
 	if level < AVX512 {
 		adam32Go(theta, grad, m, v, p)
@@ -64,6 +76,12 @@ func rowSums16AVX512(dst []float32, stride, cols int, src []float32, terms []Ter
 //
 //go:noescape
 func dot32AVX512(x, y []float32) float32
+
+// dot4x32AVX512 sets dst[t] = dot32Go(x, ys[t]) for t = 0 .. 3; every
+// ys[t] is at least as long as x.
+//
+//go:noescape
+func dot4x32AVX512(dst, x []float32, ys [][]float32)
 
 // adam32AVX512 is adam32Go with slices of equal length.
 //

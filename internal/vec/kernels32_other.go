@@ -8,6 +8,12 @@ func rowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n
 
 func dot32(x, y []float32) float32 { return dot32Go(x, y) }
 
+func dotN32(dst, x []float32, ys [][]float32) {
+	for t, y := range ys {
+		dst[t] = dot32Go(x, y)
+	}
+}
+
 func adam32(theta, grad, m, v []float32, p *adamParams32) { adam32Go(theta, grad, m, v, p) }
 
 func mul32(dst, x, y []float32, add bool) { mul32Go(dst, x, y, add) }

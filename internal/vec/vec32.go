@@ -92,9 +92,7 @@ func DotN32(dst, x []float32, ys [][]float32) {
 			panic(fmt.Sprintf("vec: DotN32: vector %d has length %d, want %d", t, len(y), len(x)))
 		}
 	}
-	for t, y := range ys {
-		dst[t] = dot32(x, y)
-	}
+	dotN32(dst, x, ys)
 }
 
 // AdamStep32 holds the scalars of one float32 Adam step (see Adam32).

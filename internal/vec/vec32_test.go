@@ -204,10 +204,19 @@ func TestDot32(t *testing.T) {
 			if n%7 != 3 && math.Abs(float64(want)-d) > 1e-6*mag*float64(n+1) {
 				t.Fatalf("n=%d: Dot32 %v, float64 dot %v", n, want, d)
 			}
-			ys := [][]float32{y, x}
-			dst := make([]float32, 2)
-			DotN32(dst, x, ys)
-			sameBits32(t, "DotN32", dst[:1], []float32{Dot32(x, y)})
+			// DotN32 on 0 to 9 vectors (every remainder of its groups of
+			// four) gives Dot32's bits.
+			for k := range 10 {
+				ys := make([][]float32, k)
+				want := make([]float32, k)
+				for q := range ys {
+					ys[q], _ = randVec32(rng, n, q%3, q == 5)
+					want[q] = dot32Go(x, ys[q])
+				}
+				for i, got := range atLevels(func() []float32 { d := make([]float32, k); DotN32(d, x, ys); return d }) {
+					sameBits32(t, "DotN32 "+levels()[i].String(), got, want)
+				}
+			}
 		}
 	}
 }
