@@ -70,7 +70,7 @@ func (p *Precision) UnmarshalText(b []byte) error {
 // F32). It computes what Model's layers compute, with the layers'
 // parameters, and keeps its own float32 buffers.
 type backbone32 struct {
-	layers []layer32
+	act32
 
 	// Caches of the last input, rebuilt when it changes.
 	prop      *Propagator
@@ -81,9 +81,14 @@ type backbone32 struct {
 	xRows     terms32   // sparse features by rows, on the first weight
 	xCols     terms32   // sparse features by columns, on dL/d(X W)
 
-	h64   buffer // the embeddings H in float64
-	dh32  []float32
 	train bool // the last forward's mode
+}
+
+// act32 is backbone32's activation memory, which a Scratch lends.
+type act32 struct {
+	layers []layer32
+	h64    buffer // the embeddings H in float64
+	dh32   []float32
 }
 
 // layer32 holds one float32 layer's buffers.
@@ -270,5 +275,5 @@ func (l *layer32) addGrads(g *GCN, count []int, pruned bool) {
 
 // release drops the activations and keeps the caches of the input.
 func (b *backbone32) release() {
-	b.layers, b.h64, b.dh32 = nil, buffer{}, nil
+	b.act32 = act32{}
 }
