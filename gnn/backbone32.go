@@ -106,6 +106,7 @@ type layer32 struct {
 	dweff   []float32
 	dx      []float32
 	drow    []float64
+	bias    []float32 // the bias in float32
 	trans   transB32
 	pattern bool // the input gradient only where the input is non-zero
 }
@@ -161,12 +162,10 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 		}
 		l.relu = grow32(l.relu, n*d)
 		b.propTerms.sum(l.relu, d, xw)
-		bias := ll.Bias.Value
+		l.bias = grow32(l.bias, d)
+		vec.To32(l.bias, ll.Bias.Value)
 		for r := 0; r < n; r++ {
-			row := l.relu[r*d : (r+1)*d]
-			for j, v := range row {
-				row[j] = max(v+float32(bias[j]), 0)
-			}
+			vec.BiasReLU32(l.relu[r*d:(r+1)*d], l.bias) // max(v + b, 0)
 		}
 		drop := &m.layers[i].drop
 		if train && drop.P > 0 {
@@ -211,20 +210,13 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l, ll := &b.layers[i], m.layers[i].conv
 		l.d = grow32(l.d, n*d)
+		var scale []float32
 		if l.drop {
-			vec.Mul32(l.d, g, l.scale)
-		} else {
-			copy(l.d, g)
+			scale = l.scale[:n*d]
 		}
-		for k, y := range l.relu[:n*d] {
-			if !(y > 0) {
-				l.d[k] = 0
-			}
-		}
+		vec.ReLUBack32(l.d, g[:n*d], l.relu[:n*d], scale)
 		for r := 0; r < n; r++ {
-			for j, v := range l.d[r*d : (r+1)*d] {
-				ll.Bias.Grad[j] += float64(v)
-			}
+			vec.AddFrom32(ll.Bias.Grad, l.d[r*d:(r+1)*d]) // column sums, row after row
 		}
 		b.propTerms.sum(l.dxw, d, l.d) // A_hat is symmetric
 		l.dweff = grow32(l.dweff, ll.In*d)

@@ -301,3 +301,92 @@ reduce:
 	DOT4REDUCE(Z4, Y4, X4, 12)
 	VZEROUPPER
 	RET
+
+// func biasReLU32AVX512(x, b []float32)
+TEXT ·biasReLU32AVX512(SB), NOSPLIT, $0-48
+	MOVQ   x_base+0(FP), DI
+	MOVQ   x_len+8(FP), DX
+	MOVQ   b_base+24(FP), SI
+	SHLQ   $2, DX
+	XORQ   AX, AX
+	MOVQ   DX, R10
+	ANDQ   $-64, R10
+	VPXORD Z9, Z9, Z9
+
+loop:
+	CMPQ    AX, R10
+	JGE     tail
+	VMOVUPS (DI)(AX*1), Z0
+	VADDPS  (SI)(AX*1), Z0, Z0
+	VMAXPS  Z9, Z0, Z1        // max(t, 0): 0 when t is 0 or NaN
+	VCMPPS  $3, Z0, Z0, K2    // t is NaN (UNORD_Q)
+	VMOVUPS Z0, K2, Z1        // keep the NaN, as Go's max does
+	VMOVUPS Z1, (DI)(AX*1)
+	ADDQ    $64, AX
+	JMP     loop
+
+tail:
+	SUBQ      AX, DX
+	JZ        done
+	KTAIL32(DX, BX)
+	VMOVUPS.Z (DI)(AX*1), K1, Z0
+	VMOVUPS.Z (SI)(AX*1), K1, Z2
+	VADDPS    Z2, Z0, Z0
+	VMAXPS    Z9, Z0, Z1
+	VCMPPS    $3, Z0, Z0, K2
+	VMOVUPS   Z0, K2, Z1
+	VMOVUPS   Z1, K1, (DI)(AX*1)
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluBack32AVX512(dst, g, y, s []float32, scale bool)
+TEXT ·reluBack32AVX512(SB), NOSPLIT, $0-97
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    dst_len+8(FP), DX
+	MOVQ    g_base+24(FP), SI
+	MOVQ    y_base+48(FP), R8
+	MOVQ    s_base+72(FP), R9
+	MOVBQZX scale+96(FP), R11
+	SHLQ    $2, DX
+	XORQ    AX, AX
+	MOVQ    DX, R10
+	ANDQ    $-64, R10
+	VPXORD  Z9, Z9, Z9
+
+loop:
+	CMPQ    AX, R10
+	JGE     tail
+	VMOVUPS (R8)(AX*1), Z1
+	VCMPPS  $0x1e, Z9, Z1, K2 // y > 0 (GT_OQ, false for NaN)
+	VMOVUPS (SI)(AX*1), Z0
+	TESTQ   R11, R11
+	JZ      keep
+	VMULPS  (R9)(AX*1), Z0, Z0
+
+keep:
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, (DI)(AX*1)
+	ADDQ      $64, AX
+	JMP       loop
+
+tail:
+	SUBQ      AX, DX
+	JZ        done
+	KTAIL32(DX, BX)
+	VMOVUPS.Z (R8)(AX*1), K1, Z1
+	VCMPPS    $0x1e, Z9, Z1, K2
+	VMOVUPS.Z (SI)(AX*1), K1, Z0
+	TESTQ     R11, R11
+	JZ        keeptail
+	VMOVUPS.Z (R9)(AX*1), K1, Z3
+	VMULPS    Z3, Z0, Z0
+
+keeptail:
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, K1, (DI)(AX*1)
+
+done:
+	VZEROUPPER
+	RET

@@ -98,3 +98,34 @@ func mul32AVX512(dst, x, y []float32, add bool)
 //
 //go:noescape
 func mulPruned32AVX512(dst, x, m []float32, thr float32)
+
+func biasReLU32(x, b []float32) {
+	if level < AVX512 {
+		biasReLU32Go(x, b)
+		return
+	}
+	biasReLU32AVX512(x, b)
+}
+
+func reluBack32(dst, g, y, s []float32) {
+	if level < AVX512 {
+		reluBack32Go(dst, g, y, s)
+		return
+	}
+	if s == nil {
+		reluBack32AVX512(dst, g, y, g, false)
+		return
+	}
+	reluBack32AVX512(dst, g, y, s, true)
+}
+
+// biasReLU32AVX512 is biasReLU32Go with b at least as long as x.
+//
+//go:noescape
+func biasReLU32AVX512(x, b []float32)
+
+// reluBack32AVX512 is reluBack32Go, with s ignored unless scale is set;
+// g, y and s are at least as long as dst.
+//
+//go:noescape
+func reluBack32AVX512(dst, g, y, s []float32, scale bool)

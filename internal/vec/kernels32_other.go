@@ -19,3 +19,7 @@ func adam32(theta, grad, m, v []float32, p *adamParams32) { adam32Go(theta, grad
 func mul32(dst, x, y []float32, add bool) { mul32Go(dst, x, y, add) }
 
 func mulPruned32(dst, x, m []float32, thr float32) { mulPruned32Go(dst, x, m, thr) }
+
+func biasReLU32(x, b []float32) { biasReLU32Go(x, b) }
+
+func reluBack32(dst, g, y, s []float32) { reluBack32Go(dst, g, y, s) }

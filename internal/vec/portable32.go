@@ -85,3 +85,24 @@ func mulPruned32Go(dst, x, m []float32, thr float32) {
 		dst[i] = x[i] * mi
 	}
 }
+
+func biasReLU32Go(x, b []float32) {
+	b = b[:len(x)]
+	for i, v := range x {
+		x[i] = max(v+b[i], 0)
+	}
+}
+
+func reluBack32Go(dst, g, y, s []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
+	for i := range dst {
+		v := g[i]
+		if s != nil {
+			v *= s[i]
+		}
+		if !(y[i] > 0) {
+			v = 0
+		}
+		dst[i] = v
+	}
+}

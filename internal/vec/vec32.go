@@ -151,3 +151,23 @@ func check32(name string, dst, x, y []float32) {
 		panic(fmt.Sprintf("vec: %s: lengths %d, %d, %d", name, len(dst), len(x), len(y)))
 	}
 }
+
+// BiasReLU32 sets x[i] = max(x[i]+b[i], 0) with Go's max: a NaN stays
+// NaN and -0 becomes +0. It panics if the lengths differ.
+func BiasReLU32(x, b []float32) {
+	if len(b) != len(x) {
+		panic(fmt.Sprintf("vec: BiasReLU32: lengths %d and %d", len(x), len(b)))
+	}
+	biasReLU32(x, b)
+}
+
+// ReLUBack32 sets dst[i] = g[i]*s[i] where y[i] > 0 and +0 elsewhere (a
+// NaN y counts as not positive), or g[i] for g[i]*s[i] when s is nil: the
+// gradient through dropout (scales s) and a ReLU whose output was y. It
+// panics if the lengths differ.
+func ReLUBack32(dst, g, y, s []float32) {
+	if len(g) != len(dst) || len(y) != len(dst) || (s != nil && len(s) != len(dst)) {
+		panic(fmt.Sprintf("vec: ReLUBack32: lengths %d, %d, %d, %d", len(dst), len(g), len(y), len(s)))
+	}
+	reluBack32(dst, g, y, s)
+}

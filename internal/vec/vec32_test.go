@@ -292,3 +292,52 @@ func TestPanics32(t *testing.T) {
 		}()
 	}
 }
+
+func TestReLU32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 5))
+	for _, n := range lengths {
+		for _, off := range offsets {
+			x0, _ := randVec32(rng, n, off, true)
+			b, _ := randVec32(rng, n, off, true)
+			g, _ := randVec32(rng, n, off, true)
+			s, _ := randVec32(rng, n, off, true)
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = max(x0[i]+b[i], 0)
+			}
+			for l, got := range atLevels(func() []float32 {
+				x, backing := randVec32(rng, n, off, false)
+				copy(x, x0)
+				BiasReLU32(x, b)
+				checkGuards32(t, backing, off, n)
+				return x
+			}) {
+				sameBits32(t, "BiasReLU32 "+levels()[l].String(), got, want)
+			}
+			for _, scaled := range []bool{false, true} {
+				sc := s
+				if !scaled {
+					sc = nil
+				}
+				for i := range want {
+					v := g[i]
+					if scaled {
+						v = g[i] * s[i]
+					}
+					if !(x0[i] > 0) {
+						v = 0
+					}
+					want[i] = v
+				}
+				for l, got := range atLevels(func() []float32 {
+					d, backing := randVec32(rng, n, off, false)
+					ReLUBack32(d, g, x0, sc)
+					checkGuards32(t, backing, off, n)
+					return d
+				}) {
+					sameBits32(t, "ReLUBack32 "+levels()[l].String(), got, want)
+				}
+			}
+		}
+	}
+}
