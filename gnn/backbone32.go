@@ -22,7 +22,10 @@ const (
 	// parameters hold float32 values after a step), so that the rest of
 	// a run reads them as in float64; the head (classifier, APV scores,
 	// kernel aggregate) and the loss stay in float64. A float32 step is
-	// deterministic, as a float64 one is.
+	// deterministic, as a float64 one is. The float32 layers keep float32
+	// forms of the input's propagator and features, recognised by
+	// pointer: an Input's matrices must not be changed in place between
+	// forward passes.
 	F32
 )
 
