@@ -1,6 +1,3 @@
-// Command fedaux runs personalised subgraph federated learning (FedAux and
-// its baselines) round by round: headless with `fedaux run`, or in the
-// terminal console. The command line is package cli.
 package main
 
 import (

@@ -54,7 +54,11 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	md := filepath.Join(dir, convergence.MarkdownFile)
 	if *render {
-		if err := convergence.Render(opts); err != nil {
+		res, err := convergence.Load(opts)
+		if err == nil {
+			err = res.WriteFiles()
+		}
+		if err != nil {
 			return flagError(err)
 		}
 		fmt.Fprintln(stdout, md)
@@ -70,6 +74,6 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return flagError(studyError(err))
 	}
-	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d run now%s), results in %s\n", md, st.Mine, st.Reused, st.Ran, skippedNote(st), dir)
+	fmt.Fprintf(stdout, "%s: %d runs (%d reused, %d run now%s), results in %s\n", md, st.Mine, st.Reused, st.Ran, skippedNote(st.Stats), dir)
 	return nil
 }

@@ -76,7 +76,7 @@ func (s settingFlag) Set(v string) error {
 }
 
 func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
-	f := &runFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), settings: map[string]string{}}
+	f := &runFlags{fs: newFlagSet(name, out), settings: map[string]string{}}
 	fs := f.fs
 	fs.SetOutput(out)
 	if name != "table" {

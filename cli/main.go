@@ -1,6 +1,3 @@
-// Package cli is the command line of fedaux: personalised subgraph
-// federated learning (FedAux and its baselines) round by round, headless
-// with `fedaux run`, or in the terminal console.
 package cli
 
 import (
@@ -13,41 +10,10 @@ import (
 	"github.com/fedaux/fedaux/presets"
 )
 
-const usage = `fedaux: personalised subgraph federated learning, round by round.
-
-Usage:
-  fedaux                            the console on the sbm-gauss preset
-  fedaux tui [-preset NAME] [flags] the console: step rounds, watch clients, tweak alpha and sigma
-  fedaux run -preset NAME [flags]   headless run; progress on stderr, summary on stdout
-            -scenario FILE          ... on a scenario file instead; -set KEY=VALUE changes one key (any command)
-  fedaux presets                    list the presets and what they need
-  fedaux scenario show NAME|FILE    print a scenario file (every preset is one) to copy and edit; also: keys, check FILE
-  fedaux stats -preset NAME         per-client statistics and the non-IID degree xi
-  fedaux data [-data DIR]           each dataset: present, verified, how to get it (docs/data.md)
-  fedaux data get NAME... | all [-mirror URL] [-data DIR]
-                                    download datasets from their public sources, checksums pinned
-  fedaux data serve [-addr HOST:PORT] serve the data directory as a mirror for other machines
-  fedaux table [-table main|ablation] [-datasets ...] [-clients ...] [-algos ...] [-seeds N] [-out DIR] [-shard I/N|auto]
-                                    the paper's tables: every run, resumable, mean ± std beside the published values
-  fedaux sweep -preset P[,P...] -grid 'KEY=V1,V2,...' [-grid ...] [-algos A,B] [-seeds N] [-out DIR] [-shard I/N|auto]
-                                    a parameter sweep: every combination, resumable, sweep.md and figures
-  fedaux convergence -preset P[,P...] [-algos fedaux,fedavg] [-seeds 3] [-out DIR] [-reuse DIR,...]
-                                    mean test accuracy per round over seeds: a figure per preset, converged rounds
-  fedaux similarity [-preset sbm] [-variants grid] [-seeds N] [-at 1,10,50,100] [-out DIR]
-                                    how well each similarity view tracks the ground truth and recovers the groups
-  fedaux servercost [-rounds 50] [-reps 50] [-warm 5] [-out DIR]
-                                    time and peak memory of the server's similarity step: FedAux, FED-PUB, GCFL
-  fedaux privacy [-preset cora-10] [-algos fedaux,fedavg,fedpub,fedgnn,fedgta] [-seeds 5] [-nonmembers test|other] [-out DIR]
-                                    membership inference attack on the uploads: attack AUC per client, beside the paper's
-  fedaux version                    the version and the commit the binary was built from
-
-Run 'fedaux run -h' for the flags.
-`
-
 // Main runs the command line with args, the arguments after the
 // program's name, and returns the process's exit status: 0, 1 for an
 // error, 2 for an unknown command, 128 plus the signal's number for a
-// study an interrupt stopped.
+// run or a study that an interrupt stopped before its end.
 func Main(args []string) int {
 	cmd := ""
 	if len(args) > 0 {
@@ -55,39 +21,17 @@ func Main(args []string) int {
 	}
 	setGCPercent(os.Getenv("GOGC"))
 	var err error
-	switch cmd {
-	case "":
+	switch c := lookup(cmd); {
+	case cmd == "":
 		err = tuiCmd(nil, os.Stderr)
-	case "tui":
-		err = tuiCmd(args, os.Stderr)
-	case "run":
-		err = runCmd(args, os.Stdout, os.Stderr)
-	case "presets":
-		err = presetsCmd(os.Stdout)
-	case "stats":
-		err = statsCmd(args, os.Stdout, os.Stderr)
-	case "data":
-		err = dataCmd(args, os.Stdout, os.Stderr)
-	case "table":
-		err = tableCmd(args, os.Stdout, os.Stderr)
-	case "similarity":
-		err = similarityCmd(args, os.Stdout, os.Stderr)
-	case "sweep":
-		err = sweepCmd(args, os.Stdout, os.Stderr)
-	case "convergence":
-		err = convergenceCmd(args, os.Stdout, os.Stderr)
-	case "scenario":
-		err = scenarioCmd(args, os.Stdout, os.Stderr)
-	case "servercost":
-		err = serverCostCmd(args, os.Stdout, os.Stderr)
-	case "privacy":
-		err = privacyCmd(args, os.Stdout, os.Stderr)
-	case "version", "-version", "--version":
+	case cmd == "version" || cmd == "-version" || cmd == "--version":
 		fmt.Println("fedaux", presets.Version)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(os.Stderr, usage)
+	case cmd == "help" || cmd == "-h" || cmd == "-help" || cmd == "--help":
+		err = helpCmd(args, os.Stdout, os.Stderr)
+	case c != nil:
+		err = c.run(args, os.Stdout, os.Stderr)
 	default:
-		fmt.Fprintf(os.Stderr, "fedaux: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(os.Stderr, "fedaux: unknown command %q\n\n%s", cmd, usage())
 		return 2
 	}
 	if errors.Is(err, flag.ErrHelp) {

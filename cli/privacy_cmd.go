@@ -61,7 +61,11 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	md := filepath.Join(dir, privacy.MarkdownFile)
 	if *render {
-		if err := privacy.Render(opts); err != nil {
+		res, err := privacy.Load(opts)
+		if err == nil {
+			err = res.WriteFiles()
+		}
+		if err != nil {
 			return flagError(err)
 		}
 		return printFile(stdout, md)
@@ -79,7 +83,7 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	if err := printFile(stdout, md); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d runs (%d already there, %d run now%s), results in %s\n", md, st.Mine, st.Reused, st.Ran, skippedNote(st), dir)
+	fmt.Fprintf(stdout, "%s: %d runs (%d already there, %d run now%s), results in %s\n", md, st.Mine, st.Reused, st.Ran, skippedNote(st.Stats), dir)
 	return nil
 }
 

@@ -23,6 +23,11 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, scenarioUsage)
 		return errors.New("scenario: want show, keys or check")
 	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stderr, scenarioUsage)
+		return flag.ErrHelp
+	}
 	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("scenario "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -48,7 +48,7 @@ func similarityCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	it := study.CatchInterrupts(stderr)
 	defer it.Release()
-	md, err := similarity.Run(it.Context(), similarity.Options{
+	res, err := similarity.Run(it.Context(), similarity.Options{
 		Preset: p, Env: f.env(), Base: base, Variants: vs, Seeds: f.seeds, At: at, Out: dir, PNG: *png,
 		Recorder: study.Progress(stderr, "similarity: "), Interrupts: it,
 	})
@@ -58,6 +58,5 @@ func similarityCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return flagError(err)
 	}
-	fmt.Fprint(stdout, md)
-	return nil
+	return similarity.Render(stdout, res)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -14,8 +13,7 @@ import (
 // statsCmd prints a preset's clients, their edge homophily and the
 // non-IID degree xi (docs/method.md#non-iid-degree).
 func statsCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("stats", stderr)
 	name := fs.String("preset", "", "scenario `name`")
 	dataDir := fs.String("data", "", "data `dir`")
 	partition := fs.String("partition", "", "real data: ref, "+strings.Join(presets.Partitioners(), ", ")+" or label-skew=BETA")

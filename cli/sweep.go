@@ -87,7 +87,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		},
 	}
 	if *render {
-		return gridError(sweep.Render(opts), knobs)
+		res, err := sweep.Load(opts)
+		if err == nil {
+			err = res.WriteFiles()
+		}
+		return gridError(err, knobs)
 	}
 	it := study.CatchInterrupts(stderr)
 	defer it.Release()
@@ -100,7 +104,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return gridError(studyError(err), knobs)
 	}
-	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now%s), results in %s\n", md, st.Mine, shardNote(st.Shard), st.Reused, st.Ran, skippedNote(st), dir)
+	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now%s), results in %s\n", md, st.Mine, shardNote(st.Shard), st.Reused, st.Ran, skippedNote(st.Stats), dir)
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -97,7 +96,10 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *render {
 		md := filepath.Join(opts.Out, table.MarkdownFile(*kind))
-		err := export.WriteFileAtomic(md, func(w io.Writer) error { return table.Render(w, opts) })
+		res, err := table.Load(opts)
+		if err == nil {
+			err = res.WriteFiles()
+		}
 		if err != nil {
 			return flagError(err)
 		}
@@ -115,7 +117,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return flagError(studyError(err))
 	}
-	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now%s), results in %s\n", md, st.Mine, shardNote(st.Shard), st.Reused, st.Ran, skippedNote(st), opts.Out)
+	fmt.Fprintf(stdout, "%s: %d runs%s (%d reused, %d run now%s), results in %s\n", md, st.Mine, shardNote(st.Shard), st.Reused, st.Ran, skippedNote(st.Stats), opts.Out)
 	return nil
 }
 

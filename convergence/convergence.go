@@ -50,38 +50,62 @@ func (o *Options) cells() ([]*study.Cell, error) {
 	return cells, nil
 }
 
+// A Result is a convergence study's runs: the results in Options.Out.
+type Result struct {
+	// Stats say what Run did (zero from Load).
+	study.Stats
+	opts  *Options
+	cells []*study.Cell
+	store *study.Store
+}
+
 // Run copies from opts.Reuse the results of cells that opts.Out lacks,
 // runs the cells still missing (resuming an interrupted one from its
 // checkpoint), and writes MarkdownFile and the figures, after every cell
 // and at the end.
-func Run(ctx context.Context, opts Options) (study.Stats, error) {
+func Run(ctx context.Context, opts Options) (*Result, error) {
 	cells, err := opts.cells()
 	if err != nil {
-		return study.Stats{}, err
+		return nil, err
 	}
 	if err := study.Reuse(opts.Out, study.ResultsFile, opts.Reuse, cells); err != nil {
-		return study.Stats{}, err
+		return nil, err
 	}
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts, SkipMissing: opts.SkipMissing,
 		Render: func(s *study.Store, _ bool) error {
-			return write(&opts, cells, s)
+			return (&Result{opts: &opts, cells: cells, store: s}).WriteFiles()
 		}}
-	st, _, err := d.Run(ctx, cells)
-	return st, err
+	st, store, err := d.Run(ctx, cells)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Stats: st, opts: &opts, cells: cells, store: store}, nil
 }
 
-// Render writes MarkdownFile and the figures from the results in
-// opts.Out without running anything.
-func Render(opts Options) error {
+// Load returns the results in opts.Out, running nothing.
+func Load(opts Options) (*Result, error) {
 	cells, err := opts.cells()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	store, err := study.OpenStore(opts.Out, study.ResultsFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return write(&opts, cells, store)
+	return &Result{opts: &opts, cells: cells, store: store}, nil
+}
+
+// Render writes the Markdown report of r (MarkdownFile): per preset and
+// algorithm, the converged rounds, the curve's maximum and last value
+// and the test accuracy at the best validation round.
+func Render(w io.Writer, r *Result) error {
+	return markdown(w, r.opts, r.Curves())
+}
+
+// WriteFiles rewrites MarkdownFile and the figures (FigureFile) in
+// Options.Out.
+func (r *Result) WriteFiles() error {
+	return write(r.opts, r.cells, r.store)
 }
 
 // A Curve is one algorithm's convergence on one preset.
@@ -121,16 +145,12 @@ func ConvergedRound(curve []float64, tol float64) int {
 	return 0
 }
 
-// Curves returns the curve of every (preset, algorithm) of the study
-// from the results in store, in the order of opts.Presets and
-// opts.Algos; a pair without a result has no seeds and empty curves.
-// Seeds whose runs differ in length are cut to the shortest.
-func Curves(opts *Options, store *study.Store) ([]Curve, error) {
-	cells, err := opts.cells()
-	if err != nil {
-		return nil, err
-	}
-	return curves(opts, cells, store), nil
+// Curves returns the curve of every (preset, algorithm) of the study,
+// in the order of Options.Presets and Options.Algos; a pair without a
+// result has no seeds and empty curves. Seeds whose runs differ in
+// length are cut to the shortest.
+func (r *Result) Curves() []Curve {
+	return curves(r.opts, r.cells, r.store)
 }
 
 func curves(opts *Options, cells []*study.Cell, store *study.Store) []Curve {

@@ -1,6 +1,7 @@
 package convergence
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -51,10 +52,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := Curves(&opts, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := st.Curves()
 	if len(cs) != 2 || cs[0].Algo != sim.FedAux || cs[1].Algo != sim.FedAvg {
 		t.Fatalf("curves %+v", cs)
 	}
@@ -92,7 +90,18 @@ func TestRun(t *testing.T) {
 		t.Errorf("figure: %v", err)
 	}
 	if st, err := Run(context.Background(), opts); err != nil || st.Ran != 0 {
-		t.Errorf("rerun: ran %d, %v; want 0 run", st.Ran, err)
+		t.Errorf("rerun: %+v, %v; want 0 run", st, err)
+	}
+	res, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(md) {
+		t.Errorf("Load and Render give\n%s\nwant %s as Run wrote it:\n%s", b.String(), MarkdownFile, md)
 	}
 	other := opts
 	other.Out, other.Reuse = t.TempDir(), []string{dir}

@@ -41,8 +41,8 @@ type Attack struct {
 	LossAUC         float64 `json:"loss_auc"`
 }
 
-// Result is what the attack found on one run: a results record's extra.
-type Result struct {
+// A RunResult is what the attack found on one run: a results record's extra.
+type RunResult struct {
 	// Descriptor is what the strategy's clients upload that the
 	// attack's projection features read.
 	Descriptor  sim.Descriptor `json:"descriptor"`
@@ -53,7 +53,7 @@ type Result struct {
 }
 
 // Attack returns the attack of kind nm, or nil.
-func (r *Result) Attack(nm NonMembers) *Attack {
+func (r *RunResult) Attack(nm NonMembers) *Attack {
 	for i := range r.Attacks {
 		if r.Attacks[i].NonMembers == nm {
 			return &r.Attacks[i]
@@ -65,8 +65,8 @@ func (r *Result) Attack(nm NonMembers) *Attack {
 // attackRun runs both attacks on every client of a run from the
 // clients' probes at the checkpoints (probes[r][k]: client k's at
 // checkpoint r), their targets having been cands[k].targets(k).
-func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoints []int, seed uint64) (*Result, error) {
-	res := &Result{Checkpoints: checkpoints}
+func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoints []int, seed uint64) (*RunResult, error) {
+	res := &RunResult{Checkpoints: checkpoints}
 	xs := make([][][]float64, len(d.Clients))
 	for k := range d.Clients {
 		ps := make([]*sim.Probe, len(probes))

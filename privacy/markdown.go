@@ -42,10 +42,13 @@ type Row struct {
 	Attacks map[NonMembers][]Attack
 }
 
-// Rows returns the rows of the study from the results in store, in the
-// order of opts.Presets and opts.Algos; a row without a result has no
-// seeds.
-func Rows(opts *Options, cells []*study.Cell, store *study.Store) ([]Row, error) {
+// Rows returns the rows of the study, in the order of Options.Presets
+// and Options.Algos; a row without a result has no seeds.
+func (r *Result) Rows() ([]Row, error) {
+	return rows(r.opts, r.cells, r.store)
+}
+
+func rows(opts *Options, cells []*study.Cell, store *study.Store) ([]Row, error) {
 	var rows []Row
 	at := map[[2]string]int{}
 	for _, p := range opts.Presets {
@@ -59,7 +62,7 @@ func Rows(opts *Options, cells []*study.Cell, store *study.Store) ([]Row, error)
 		if !ok {
 			continue
 		}
-		var res Result
+		var res RunResult
 		if err := study.Extra(rec, &res); err != nil {
 			return nil, fmt.Errorf("privacy: %s: %w", c, err)
 		}

@@ -20,7 +20,7 @@ type Options struct {
 	study.Grid
 	Out string
 	// NonMembers is the kind of attack the report sets beside the
-	// paper's values; every run computes both (see Result).
+	// paper's values; every run computes both (see RunResult).
 	NonMembers NonMembers
 	// Recorder is told the progress; nil records nothing.
 	Recorder   study.Recorder
@@ -50,7 +50,7 @@ func (o *Options) cells() ([]*study.Cell, error) {
 // Run runs the cells that opts.Out does not hold (resuming an
 // interrupted one from its checkpoint, whose reports keep the probes
 // taken so far), attacks each run as it finishes, stores the attack in
-// the run's record (Record.Extra, a Result), and writes MarkdownFile
+// the run's record (Record.Extra, a RunResult), and writes MarkdownFile
 // after every cell and at the end.
 //
 // In each run the engine probes every client at the checkpoints
@@ -59,18 +59,18 @@ func (o *Options) cells() ([]*study.Cell, error) {
 // training nodes), a sample of its test nodes and a sample of other
 // clients' nodes, drawn for the seed (see drawCandidates and
 // sim.WantProbe).
-func Run(ctx context.Context, opts Options) (study.Stats, error) {
+func Run(ctx context.Context, opts Options) (*Result, error) {
 	cells, err := opts.cells()
 	if err != nil {
-		return study.Stats{}, err
+		return nil, err
 	}
 	if err := checkStore(opts.Out, cells); err != nil {
-		return study.Stats{}, err
+		return nil, err
 	}
 	var cands []candidates
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts, SkipMissing: opts.SkipMissing,
 		Render: func(s *study.Store, _ bool) error {
-			return write(&opts, cells, s)
+			return (&Result{opts: &opts, cells: cells, store: s}).WriteFiles()
 		},
 		Runner: func(r *study.Runner) {
 			r.Observe = func(c *study.Cell, e *sim.Engine, rep *sim.RoundReport) error {
@@ -102,13 +102,16 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 				return study.SetExtra(rec, res)
 			}
 		}}
-	st, _, err := d.Run(ctx, cells)
-	return st, err
+	st, store, err := d.Run(ctx, cells)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Stats: st, opts: &opts, cells: cells, store: store}, nil
 }
 
 // attack runs the attacks on a finished run from the probes its reports
 // hold at the checkpoints.
-func attack(e *sim.Engine, cands []candidates, seed uint64) (*Result, error) {
+func attack(e *sim.Engine, cands []candidates, seed uint64) (*RunResult, error) {
 	rounds := CheckpointRounds(e.Config().Rounds)
 	reps := e.Reports()
 	probes := make([][]*sim.Probe, len(rounds))
@@ -140,27 +143,42 @@ func checkStore(dir string, cells []*study.Cell) error {
 	return nil
 }
 
-// Render writes MarkdownFile from the results in opts.Out without
-// running anything.
-func Render(opts Options) error {
+// A Result is a membership inference study's runs and attacks: the
+// results in Options.Out.
+type Result struct {
+	// Stats say what Run did (zero from Load).
+	study.Stats
+	opts  *Options
+	cells []*study.Cell
+	store *study.Store
+}
+
+// Load returns the results in opts.Out, running nothing.
+func Load(opts Options) (*Result, error) {
 	cells, err := opts.cells()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	store, err := study.OpenStore(opts.Out, study.ResultsFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return write(&opts, cells, store)
+	return &Result{opts: &opts, cells: cells, store: store}, nil
 }
 
-// write renders the report from the store.
-func write(opts *Options, cells []*study.Cell, store *study.Store) error {
-	rows, err := Rows(opts, cells, store)
+// Render writes the Markdown report of r (MarkdownFile): per preset,
+// the attack AUC of every algorithm beside the paper's, and per client.
+func Render(w io.Writer, r *Result) error {
+	rows, err := r.Rows()
 	if err != nil {
 		return err
 	}
-	return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
-		return markdown(w, opts, rows)
+	return markdown(w, r.opts, rows)
+}
+
+// WriteFiles rewrites MarkdownFile in Options.Out.
+func (r *Result) WriteFiles() error {
+	return export.WriteFileAtomic(filepath.Join(r.opts.Out, MarkdownFile), func(w io.Writer) error {
+		return Render(w, r)
 	})
 }

@@ -191,15 +191,15 @@ func TestRun(t *testing.T) {
 	if st.Ran != len(algos) {
 		t.Errorf("ran %d cells, want %d", st.Ran, len(algos))
 	}
-	results := func(dir string) map[string]Result {
+	results := func(dir string) map[string]RunResult {
 		t.Helper()
 		store, err := study.OpenStore(dir, study.ResultsFile)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]Result{}
+		out := map[string]RunResult{}
 		for _, rec := range store.Records() {
-			var res Result
+			var res RunResult
 			if err := study.Extra(rec, &res); err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,18 @@ func TestRun(t *testing.T) {
 		}
 	}
 	if st, err := Run(context.Background(), opts); err != nil || st.Ran != 0 {
-		t.Errorf("rerun: ran %d, %v; want 0 run", st.Ran, err)
+		t.Errorf("rerun: %+v, %v; want 0 run", st, err)
+	}
+	res, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rendered bytes.Buffer
+	if err := Render(&rendered, res); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(rendered.Bytes(), md) {
+		t.Errorf("Load and Render give\n%s\nwant %s as Run wrote it:\n%s", rendered.String(), MarkdownFile, md)
 	}
 
 	// Two workers, and the first cell interrupted after round 2 and resumed.

@@ -4,4 +4,7 @@
 // the ground truth (Pearson correlation) and recovers the true client
 // groups (adjusted Rand index), run through the study layer so that an
 // interrupted study resumes.
+//
+// Its shape: Options, Run, Load, Render and Result.WriteFiles, as every
+// study (see package study); Result.Scores holds the scores.
 package similarity

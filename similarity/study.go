@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/presets"
@@ -64,22 +63,41 @@ type Options struct {
 	Interrupts *study.Interrupts
 }
 
-// Run runs every (variant, seed) the results in opts.Out do not hold,
-// then writes MarkdownFile and JSONLFile and returns the Markdown.
-func Run(ctx context.Context, opts Options) (string, error) {
+// cells returns the study's cells: every variant, seed by seed.
+func (o *Options) cells() ([]*study.Cell, error) {
 	var cells []*study.Cell
-	base := opts.Base
-	for _, v := range opts.Variants {
-		c := base
+	for _, v := range o.Variants {
+		c := o.Base
 		if err := v.Apply(&c); err != nil {
-			return "", err
+			return nil, err
 		}
-		for s := 0; s < opts.Seeds; s++ {
-			c.Seed = base.Seed + uint64(s)
-			cells = append(cells, &study.Cell{Scenario: opts.Preset, Partition: opts.Preset.ResolvePartition(opts.Env),
+		for s := 0; s < o.Seeds; s++ {
+			c.Seed = o.Base.Seed + uint64(s)
+			cells = append(cells, &study.Cell{Scenario: o.Preset, Partition: o.Preset.ResolvePartition(o.Env),
 				Config: c, Labels: map[string]string{study.LabelVariant: v.Name()}})
 		}
 	}
+	return cells, nil
+}
+
+// A Result is a similarity study's scores: the results in Options.Out.
+type Result struct {
+	// Stats say what Run did (zero from Load).
+	study.Stats
+	opts Options
+	// Scores holds every score of every run, run by run in the order of
+	// the variants and seeds, round by round.
+	Scores []Score
+}
+
+// Run runs every (variant, seed) the results in opts.Out do not hold,
+// then writes MarkdownFile and JSONLFile there.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	cells, err := opts.cells()
+	if err != nil {
+		return nil, err
+	}
+	base := opts.Base
 	var scores []Score
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Runner: func(r *study.Runner) {
@@ -112,43 +130,80 @@ func Run(ctx context.Context, opts Options) (string, error) {
 				return study.SetExtra(rec, scores)
 			}
 		}}
-	_, store, err := d.Run(ctx, cells)
+	st, store, err := d.Run(ctx, cells)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	var all []Score
+	res, err := collect(opts, cells, store)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats = st
+	return res, res.WriteFiles()
+}
+
+// Load returns the scores of the results in opts.Out, running nothing.
+func Load(opts Options) (*Result, error) {
+	cells, err := opts.cells()
+	if err != nil {
+		return nil, err
+	}
+	store, err := study.OpenStore(opts.Out, study.ResultsFile)
+	if err != nil {
+		return nil, err
+	}
+	return collect(opts, cells, store)
+}
+
+// collect gathers the scores of the cells that store holds.
+func collect(opts Options, cells []*study.Cell, store *study.Store) (*Result, error) {
+	res := &Result{opts: opts}
 	for _, c := range cells {
-		rec, _ := store.Get(c.Key())
+		rec, ok := store.Get(c.Key())
+		if !ok {
+			continue
+		}
 		var s []Score
 		if err := study.Extra(rec, &s); err != nil {
-			return "", fmt.Errorf("similarity: %s: %w", c, err)
+			return nil, fmt.Errorf("similarity: %s: %w", c, err)
 		}
-		all = append(all, s...)
+		res.Scores = append(res.Scores, s...)
 	}
-	if err := export.WriteFileAtomic(filepath.Join(opts.Out, JSONLFile), func(w io.Writer) error {
+	return res, nil
+}
+
+// Render writes the Markdown report of r (MarkdownFile): a table per
+// variant (r and ARI of each view at each reported round) and Theorem
+// 1's alignment table.
+func Render(w io.Writer, r *Result) error {
+	opts := &r.opts
+	fmt.Fprintf(w, "# Similarity views on %s\n\n", opts.Preset.Name)
+	fmt.Fprintf(w, "Per variant, view and round: r = Pearson correlation of the view's off-diagonal entries with the ground-truth "+
+		"similarity (cosine of mean-pooled embeddings); ARI = adjusted Rand index of average-linkage clustering of the view into "+
+		"the true number of groups. Mean ± std over seeds %d..%d; n/a where undefined (constant view, no true groups).\n\n",
+		opts.Base.Seed, opts.Base.Seed+uint64(opts.Seeds)-1)
+	for _, v := range opts.Variants {
+		writeVariantTable(w, v.Name(), r.Scores, opts.At)
+	}
+	writeAlignmentTable(w, opts.Variants, r.Scores, opts.At)
+	return nil
+}
+
+// WriteFiles rewrites JSONLFile and MarkdownFile in Options.Out.
+func (r *Result) WriteFiles() error {
+	if err := export.WriteFileAtomic(filepath.Join(r.opts.Out, JSONLFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
-		for _, s := range all {
+		for _, s := range r.Scores {
 			if err := enc.Encode(s); err != nil {
 				return err
 			}
 		}
 		return nil
 	}); err != nil {
-		return "", err
-	}
-	var md strings.Builder
-	fmt.Fprintf(&md, "# Similarity views on %s\n\n", opts.Preset.Name)
-	fmt.Fprintf(&md, "Per variant, view and round: r = Pearson correlation of the view's off-diagonal entries with the ground-truth "+
-		"similarity (cosine of mean-pooled embeddings); ARI = adjusted Rand index of average-linkage clustering of the view into "+
-		"the true number of groups. Mean ± std over seeds %d..%d; n/a where undefined (constant view, no true groups).\n\n",
-		base.Seed, base.Seed+uint64(opts.Seeds)-1)
-	for _, v := range opts.Variants {
-		writeVariantTable(&md, v.Name(), all, opts.At)
-	}
-	writeAlignmentTable(&md, opts.Variants, all, opts.At)
-	return md.String(), export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile), func(w io.Writer) error {
-		_, err := io.WriteString(w, md.String())
 		return err
+	}
+	return export.WriteFileAtomic(filepath.Join(r.opts.Out, MarkdownFile), func(w io.Writer) error {
+		return Render(w, r)
 	})
 }
 

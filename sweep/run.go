@@ -107,36 +107,56 @@ func (o *Options) plan() (*plan, error) {
 	return pl, nil
 }
 
+// A Result is a sweep's runs: every results file in Options.Out.
+type Result struct {
+	// Stats say what Run did (zero from Load).
+	study.Stats
+	w *writer
+}
+
 // Run runs the sweep's cells of the shard that the results files in
 // opts.Out do not hold, then (and after every cell) writes sweep.md and
 // the figures from every results file there.
-func Run(ctx context.Context, opts Options) (study.Stats, error) {
+func Run(ctx context.Context, opts Options) (*Result, error) {
 	pl, err := opts.plan()
 	if err != nil {
-		return study.Stats{}, err
+		return nil, err
 	}
 	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Reshard: opts.Reshard, SkipMissing: opts.SkipMissing,
 		Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Render: func(s *study.Store, final bool) error {
 			return (&writer{o: &opts, pl: pl, store: s}).write(final)
 		}}
-	st, _, err := d.Run(ctx, pl.cells)
-	return st, err
+	st, store, err := d.Run(ctx, pl.cells)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Stats: st, w: &writer{o: &opts, pl: pl, store: store}}, nil
 }
 
-// Render writes sweep.md and the figures from the results in opts.Out
-// without running anything.
-func Render(opts Options) error {
+// Load returns the results in opts.Out (every results file there),
+// running nothing.
+func Load(opts Options) (*Result, error) {
 	pl, err := opts.plan()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	store, err := study.OpenStore(opts.Out, opts.Shard.File())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return (&writer{o: &opts, pl: pl, store: store}).write(true)
+	return &Result{w: &writer{o: &opts, pl: pl, store: store}}, nil
 }
+
+// Render writes the Markdown report of r (sweep.md): per preset, a row
+// per combination and a column per algorithm, the best combination of
+// each in bold.
+func Render(w io.Writer, r *Result) error {
+	return r.w.markdown(w, r.w.results())
+}
+
+// WriteFiles rewrites sweep.md and the figures in Options.Out.
+func (r *Result) WriteFiles() error { return r.w.write(true) }
 
 // writer writes the report of the results in store.
 type writer struct {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -77,6 +78,17 @@ func TestRun(t *testing.T) {
 	}
 	if st, err := Run(context.Background(), opts); err != nil || st.Ran != 0 {
 		t.Errorf("rerun: %+v, %v", st, err)
+	}
+	res, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Render(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(md) {
+		t.Errorf("Load and Render give\n%s\nwant %s as Run wrote it:\n%s", b.String(), MarkdownFile, md)
 	}
 	one := opts
 	one.Knobs = []Knob{a}

@@ -3,4 +3,7 @@
 // each finished run to a JSON Lines file (so an interrupted grid resumes
 // where it stopped) and renders a Markdown table of mean ± std beside the
 // published values.
+//
+// Its shape: Options, Run, Load, Render and Result.WriteFiles, as every
+// study (see package study).
 package table

@@ -155,25 +155,33 @@ func (o *Options) grid() (*grid, error) {
 	return g, nil
 }
 
+// A Result is a table's runs: every results file in Options.Out.
+type Result struct {
+	// Stats say what Run did (zero from Load).
+	study.Stats
+	opts  Options
+	g     *grid
+	store *study.Store
+}
+
 // Run runs every run of the grid in the shard that the results files in
 // opts.Out do not hold yet, appending each to the shard's results file
-// as it finishes and rewriting the Markdown table, from every results
-// file in the directory, after each. When ctx is cancelled or an
-// interrupt stops it, Run returns the error; running it again resumes.
-func Run(ctx context.Context, opts Options) (study.Stats, error) {
+// as it finishes and rewriting the Markdown table (MarkdownFile), from
+// every results file in the directory, after each. When ctx is
+// cancelled or an interrupt stops it, Run returns the error; running it
+// again resumes.
+func Run(ctx context.Context, opts Options) (*Result, error) {
 	g, err := opts.grid()
 	if err != nil {
-		return study.Stats{}, err
+		return nil, err
 	}
 	d := &study.DirStudy{Dir: opts.Out, Shard: opts.Shard, Reshard: opts.Reshard, SkipMissing: opts.SkipMissing,
 		Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts,
 		Render: func(s *study.Store, _ bool) error {
-			return export.WriteFileAtomic(filepath.Join(opts.Out, MarkdownFile(opts.Kind)), func(w io.Writer) error {
-				return opts.render(w, g, s)
-			})
+			return (&Result{opts: opts, g: g, store: s}).WriteFiles()
 		}}
 	if err := d.Claim(g.cells); err != nil {
-		return study.Stats{Plan: study.Plan{Cells: len(g.cells), Shard: opts.Shard}}, fmt.Errorf("table: %w", err)
+		return nil, fmt.Errorf("table: %w", err)
 	}
 	var mine []*study.Cell
 	for i, c := range g.cells {
@@ -182,24 +190,40 @@ func Run(ctx context.Context, opts Options) (study.Stats, error) {
 		}
 	}
 	if err := study.Reuse(opts.Out, d.Shard.File(), opts.Reuse, mine); err != nil {
-		return study.Stats{}, fmt.Errorf("table: %w", err)
+		return nil, fmt.Errorf("table: %w", err)
 	}
-	st, _, err := d.Run(ctx, g.cells)
-	return st, err
+	st, store, err := d.Run(ctx, g.cells)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Stats: st, opts: opts, g: g, store: store}, nil
 }
 
-// Render writes the Markdown table of the results in opts.Out (every
-// results file there) without running anything.
-func Render(w io.Writer, opts Options) error {
+// Load returns the results in opts.Out (every results file there),
+// running nothing.
+func Load(opts Options) (*Result, error) {
 	g, err := opts.grid()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	store, err := study.OpenStore(opts.Out, opts.Shard.File())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return opts.render(w, g, store)
+	return &Result{opts: opts, g: g, store: store}, nil
+}
+
+// Render writes the Markdown table of r: the cells' mean ± std beside
+// the paper's values, the settings and what is still missing.
+func Render(w io.Writer, r *Result) error {
+	return r.opts.render(w, r.g, r.store)
+}
+
+// WriteFiles rewrites the Markdown table in Options.Out (MarkdownFile).
+func (r *Result) WriteFiles() error {
+	return export.WriteFileAtomic(filepath.Join(r.opts.Out, MarkdownFile(r.opts.Kind)), func(w io.Writer) error {
+		return Render(w, r)
+	})
 }
 
 // preset returns the preset of the cell (dataset, k).

@@ -57,8 +57,12 @@ func TestTransferTable(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, study.ResultsFile), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	res, err := Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	if err := Render(&b, o); err != nil {
+	if err := Render(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "APV gain") {

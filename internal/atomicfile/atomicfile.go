@@ -1,6 +1,3 @@
-// Package atomicfile replaces files so that a crash at any moment leaves
-// either the old file or the whole new one, never a part, and so that
-// processes replacing one file at once never disturb each other.
 package atomicfile
 
 import (

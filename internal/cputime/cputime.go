@@ -1,5 +1,3 @@
-// Package cputime reports the CPU time a benchmark uses, a steadier
-// measure than wall time on a machine that other work shares.
 package cputime
 
 import "testing"

@@ -1,6 +1,3 @@
-// Package fdcheck checks gradients against finite differences: the tests
-// of every backward pass (gnn's layers, FedSage+'s losses, the privacy
-// attack's model) share it.
 package fdcheck
 
 import "math"

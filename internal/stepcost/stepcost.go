@@ -1,5 +1,3 @@
-// Package stepcost measures the wall time and peak transient heap of one
-// step of code, as the paper's server-cost analysis prescribes (docs/method.md#server-cost).
 package stepcost
 
 import (

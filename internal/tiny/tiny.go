@@ -1,4 +1,3 @@
-// Package tiny provides a preset small enough to run studies in tests.
 package tiny
 
 import (

@@ -1,7 +1,8 @@
-package cli
+package servercost
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,11 +12,12 @@ import (
 
 	"github.com/fedaux/fedaux/internal/datadir"
 	"github.com/fedaux/fedaux/internal/stepcost"
+	"github.com/fedaux/fedaux/presets"
 )
 
 var (
 	benchCasesOnce sync.Once
-	benchCases     []costCase
+	benchCases     []Case
 	benchCasesErr  error
 )
 
@@ -29,7 +31,9 @@ var (
 // directory and is skipped without it.
 func BenchmarkServerStep(b *testing.B) {
 	dir := datadir.Dir(b)
-	benchCasesOnce.Do(func() { benchCases, benchCasesErr = costCases(dir, 50, 42, io.Discard) })
+	benchCasesOnce.Do(func() {
+		benchCases, benchCasesErr = Cases(context.Background(), Options{Env: presets.Env{DataDir: dir}, Rounds: 50, Reps: 1, Seed: 42})
+	})
 	if benchCasesErr != nil {
 		b.Fatal(benchCasesErr)
 	}
@@ -45,18 +49,18 @@ func BenchmarkServerStep(b *testing.B) {
 	}
 }
 
-func TestServerCostCommand(t *testing.T) {
+func TestRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three cora-10 engines and measures ten steps")
 	}
 	dir := datadir.Dir(t)
 	out := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	err := serverCostCmd([]string{"-data", dir, "-out", out, "-rounds", "2", "-reps", "3", "-warm", "1"}, &stdout, &stderr)
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Options{Env: presets.Env{DataDir: dir}, Out: out, Rounds: 2, Reps: 3, Warm: 1, Seed: 42, Progress: &progress})
 	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+		t.Fatalf("%v\n%s", err, progress.String())
 	}
-	md, err := os.ReadFile(filepath.Join(out, "server-cost.md"))
+	md, err := os.ReadFile(filepath.Join(out, MarkdownFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +71,36 @@ func TestServerCostCommand(t *testing.T) {
 			}
 		}
 	}
-	if st, err := os.Stat(filepath.Join(out, "time_vs_memory.png")); err != nil || st.Size() == 0 {
+	if st, err := os.Stat(filepath.Join(out, FigureFile)); err != nil || st.Size() == 0 {
 		t.Errorf("figure: %v", err)
 	}
-	if stdout.String() != string(md) {
-		t.Error("stdout differs from server-cost.md")
+	var b bytes.Buffer
+	if err := Render(&b, res); err != nil {
+		t.Fatal(err)
 	}
-	if err := serverCostCmd([]string{"-reps", "0"}, io.Discard, io.Discard); err == nil {
-		t.Error("-reps 0: want an error")
+	if b.String() != string(md) {
+		t.Errorf("Render differs from %s", MarkdownFile)
+	}
+	if !strings.Contains(progress.String(), "cora-10 fedaux: 2 rounds") {
+		t.Errorf("progress %q: want a line per engine", progress.String())
+	}
+}
+
+func TestOptionsErrors(t *testing.T) {
+	for _, tt := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Rounds: 0, Reps: 1}, "rounds = 0"},
+		{Options{Rounds: 1, Reps: 0}, "reps = 0"},
+		{Options{Rounds: 1, Reps: 1, Warm: -1}, "warm = -1"},
+	} {
+		_, err := Run(context.Background(), tt.opts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want one with %q", tt.opts, err, tt.want)
+		}
+	}
+	if err := Render(io.Discard, nil); err == nil {
+		t.Error("Render(nil): want an error")
 	}
 }

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUsageListsEveryCommand checks that the usage text has one line per
+// command and that `fedaux help NAME` gives each command's usage, as
+// its -h does.
+func TestUsageListsEveryCommand(t *testing.T) {
+	u := usage()
+	for _, c := range commands {
+		n := 0
+		for _, line := range strings.Split(u, "\n") {
+			if strings.HasPrefix(line, "  "+c.name+" ") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("usage has %d lines for %s, want 1:\n%s", n, c.name, u)
+		}
+		var stdout, stderr bytes.Buffer
+		err := helpCmd([]string{c.name}, &stdout, &stderr)
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("help %s: %v", c.name, err)
+		}
+		if c.name == "scenario" || c.name == "data" { // their own usage: subcommands
+			if !strings.Contains(stderr.String(), "fedaux "+c.name+" ") {
+				t.Errorf("help %s:\n%s", c.name, stderr.String())
+			}
+			continue
+		}
+		if want := "usage: fedaux " + c.name; !strings.HasPrefix(stderr.String(), want) {
+			t.Errorf("help %s begins %.60q, want %q", c.name, stderr.String(), want)
+		}
+		if c.run != nil {
+			var h bytes.Buffer
+			if err := c.run([]string{"-h"}, &stdout, &h); !errors.Is(err, flag.ErrHelp) {
+				t.Errorf("%s -h: %v, want flag.ErrHelp", c.name, err)
+			}
+			if h.String() != stderr.String() {
+				t.Errorf("%s -h and help %s differ", c.name, c.name)
+			}
+		}
+	}
+	if err := helpCmd([]string{"nope"}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "tui, run") {
+		t.Errorf("help nope: %v, want an error listing the commands", err)
+	}
+}
+
+// TestMainExitStatus checks Main's exit statuses and where it writes,
+// with the process's standard output and error sent to files.
+func TestMainExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args           []string
+		code           int
+		stdout, stderr string // what each must contain
+	}{
+		{[]string{"version"}, 0, "fedaux ", ""},
+		{[]string{"help"}, 0, "", "Commands:"},
+		{[]string{"-h"}, 0, "", "Commands:"},
+		{[]string{"help", "sweep"}, 0, "", "usage: fedaux sweep -preset"},
+		{[]string{"sweep", "-h"}, 0, "", "usage: fedaux sweep -preset"},
+		{[]string{"nope"}, 2, "", `unknown command "nope"`},
+		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
+		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
+	}
+	for i, tt := range tests {
+		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))
+		code := withOutput(t, stdout, stderr, func() int { return Main(tt.args) })
+		out, _ := os.ReadFile(stdout)
+		errOut, _ := os.ReadFile(stderr)
+		if code != tt.code || !strings.Contains(string(out), tt.stdout) || !strings.Contains(string(errOut), tt.stderr) {
+			t.Errorf("fedaux %v: status %d, stdout %.80q, stderr %.80q; want %d, %q, %q", tt.args, code, out, errOut, tt.code, tt.stdout, tt.stderr)
+		}
+	}
+}
+
+// withOutput runs f with os.Stdout and os.Stderr writing to the files
+// stdout and stderr.
+func withOutput(t *testing.T, stdout, stderr string, f func() int) int {
+	t.Helper()
+	o, err := os.Create(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	e, err := os.Create(stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	saveOut, saveErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = o, e
+	defer func() { os.Stdout, os.Stderr = saveOut, saveErr }()
+	return f()
+}

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/servercost"
+)
+
+// serverCostCmd measures the server's similarity step: `fedaux
+// servercost [-rounds 50] [-reps 50] [-warm 5] [-out DIR]`.
+func serverCostCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("servercost", stderr)
+	dataDir := fs.String("data", "", "data directory (default $FEDAUX_DATA or ../shared/data)")
+	out := fs.String("out", filepath.Join("results", "server-cost"), "output directory")
+	rounds := fs.Int("rounds", 50, "rounds of the cora-10 engines before their uploads are taken")
+	reps := fs.Int("reps", 50, "timed repetitions")
+	warm := fs.Int("warm", 5, "warm-up repetitions")
+	seed := fs.Uint64("seed", 42, "seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("servercost: unexpected argument %q", fs.Arg(0))
+	}
+	if *rounds < 1 || *reps < 1 || *warm < 0 {
+		return fmt.Errorf("servercost: -rounds and -reps must be >= 1, -warm >= 0")
+	}
+	// No signal is caught: a measurement has nothing to save, and an
+	// interrupt ends it at once.
+	res, err := servercost.Run(context.Background(), servercost.Options{
+		Env: presets.Env{DataDir: presets.DataDir(*dataDir)}, Rounds: *rounds, Reps: *reps, Warm: *warm, Seed: *seed,
+		Out: *out, Progress: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	return servercost.Render(stdout, res)
+}
