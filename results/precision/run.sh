@@ -37,7 +37,7 @@ print("# float32 against float64: test accuracy (%) at the best validation round
 print("Paired by seed (same data, partition, initialisation and dropout draws);")
 print("f32 is `-precision f32` (the GCN layers and their Adam steps in float32).\n")
 print("The last two columns are less sensitive to which round wins the")
-print("validation: the mean test accuracy over rounds 91-100 at each precision.\n")
+print("validation: the mean test accuracy over the last 10 rounds at each precision.\n")
 print("| scenario | method | seed | f64 | f32 | f32 - f64 | f64 best round | f32 best round | f64 last 10 | f32 last 10 |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 diffs = {}
