@@ -2,11 +2,20 @@
 
 package vec
 
-// The float32 kernels have AVX-512 versions only: below that level they
-// run the portable Go versions.
+// The float32 kernels have AVX-512 versions; RowSums32 has an AVX2 one
+// too. Below those levels they run the portable Go versions.
 
 func rowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool) {
 	switch {
+	case level == AVX2:
+		// Whole blocks of 8 columns in assembly, the last 1 to 7 in Go:
+		// every element gets its terms in order either way.
+		if c8 := cols &^ 7; c8 > 0 {
+			rowSums32AVX2(dst, stride, c8, src, terms, n, zero)
+		}
+		if c8 := cols &^ 7; c8 < cols {
+			rowSums32Cols(dst, stride, c8, cols, src, terms, n, zero)
+		}
 	case level < AVX512:
 		rowSums32Go(dst, stride, cols, src, terms, n, zero)
 	case cols <= 16:
@@ -65,6 +74,12 @@ func mulPruned32(dst, x, m []float32, thr float32) {
 //
 //go:noescape
 func rowSums32AVX512(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
+
+// rowSums32AVX2 is rowSums32Go for checked arguments with cols a
+// positive multiple of 8, row by row on strips of 32 and then 8 columns.
+//
+//go:noescape
+func rowSums32AVX2(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
 
 // rowSums16AVX512 is rowSums32AVX512 with strips of 16 columns (one
 // register a row), for at most 16 columns.
