@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/cputime"
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -107,4 +108,12 @@ func BenchmarkPrecision(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkPrecisionAVX2 is BenchmarkPrecision with the kernels at the
+// AVX2 level (what a CPU without AVX-512 runs).
+func BenchmarkPrecisionAVX2(b *testing.B) {
+	prev := vec.Use(vec.AVX2)
+	defer vec.Use(prev)
+	BenchmarkPrecision(b)
 }

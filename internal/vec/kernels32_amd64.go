@@ -2,8 +2,9 @@
 
 package vec
 
-// The float32 kernels have AVX-512 versions; RowSums32 has an AVX2 one
-// too. Below those levels they run the portable Go versions.
+// The float32 kernels have AVX-512 versions, and all but Adam32 and
+// MulPruned32 AVX2 ones (whole blocks in assembly, the rest in Go).
+// Below those levels they run the portable Go versions.
 
 func rowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool) {
 	switch {
@@ -26,10 +27,23 @@ func rowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n
 }
 
 func dot32(x, y []float32) float32 {
-	if level < AVX512 {
-		return dot32Go(x, y)
+	switch level {
+	case AVX512:
+		return dot32AVX512(x, y)
+	case AVX2:
+		// 16 partial sums in two Y registers, the last elements in Go.
+		var s [16]float32
+		n := len(x) &^ 15
+		if n > 0 {
+			dot32PartialsAVX2(x[:n], y, &s)
+		}
+		y = y[:len(x)]
+		for i := n; i < len(x); i++ {
+			s[i-n] += float32(x[i] * y[i])
+		}
+		return reduce16(&s)
 	}
-	return dot32AVX512(x, y)
+	return dot32Go(x, y)
 }
 
 func dotN32(dst, x []float32, ys [][]float32) {
@@ -53,11 +67,18 @@ func adam32(theta, grad, m, v []float32, p *adamParams32) {
 }
 
 func mul32(dst, x, y []float32, add bool) {
-	if level < AVX512 {
+	switch level {
+	case AVX512:
+		mul32AVX512(dst, x, y, add)
+	case AVX2:
+		n := len(dst) &^ 7
+		if n > 0 {
+			mul32AVX2(dst[:n], x, y, add)
+		}
+		mul32Go(dst[n:], x[n:], y[n:], add)
+	default:
 		mul32Go(dst, x, y, add)
-		return
 	}
-	mul32AVX512(dst, x, y, add)
 }
 
 func mulPruned32(dst, x, m []float32, thr float32) {
@@ -115,23 +136,41 @@ func mul32AVX512(dst, x, y []float32, add bool)
 func mulPruned32AVX512(dst, x, m []float32, thr float32)
 
 func biasReLU32(x, b []float32) {
-	if level < AVX512 {
+	switch level {
+	case AVX512:
+		biasReLU32AVX512(x, b)
+	case AVX2:
+		n := len(x) &^ 7
+		if n > 0 {
+			biasReLU32AVX2(x[:n], b)
+		}
+		biasReLU32Go(x[n:], b[n:])
+	default:
 		biasReLU32Go(x, b)
-		return
 	}
-	biasReLU32AVX512(x, b)
 }
 
 func reluBack32(dst, g, y, s []float32) {
-	if level < AVX512 {
+	scale, sc := s != nil, s
+	if !scale {
+		sc = g // not read
+	}
+	switch level {
+	case AVX512:
+		reluBack32AVX512(dst, g, y, sc, scale)
+	case AVX2:
+		n := len(dst) &^ 7
+		if n > 0 {
+			reluBack32AVX2(dst[:n], g, y, sc, scale)
+		}
+		var st []float32
+		if scale {
+			st = s[n:]
+		}
+		reluBack32Go(dst[n:], g[n:], y[n:], st)
+	default:
 		reluBack32Go(dst, g, y, s)
-		return
 	}
-	if s == nil {
-		reluBack32AVX512(dst, g, y, g, false)
-		return
-	}
-	reluBack32AVX512(dst, g, y, s, true)
 }
 
 // biasReLU32AVX512 is biasReLU32Go with b at least as long as x.
@@ -144,3 +183,23 @@ func biasReLU32AVX512(x, b []float32)
 //
 //go:noescape
 func reluBack32AVX512(dst, g, y, s []float32, scale bool)
+
+// dot32PartialsAVX2 sets s[k] to the sum over i = k mod 16 of x[i]*y[i]
+// (each product, then each sum rounded, in the order of i); len(x) is a
+// multiple of 16 and y at least as long.
+//
+//go:noescape
+func dot32PartialsAVX2(x, y []float32, s *[16]float32)
+
+// mul32AVX2, biasReLU32AVX2 and reluBack32AVX2 are mul32AVX512,
+// biasReLU32AVX512 and reluBack32AVX512 on AVX2 for a length that is a
+// multiple of 8.
+//
+//go:noescape
+func mul32AVX2(dst, x, y []float32, add bool)
+
+//go:noescape
+func biasReLU32AVX2(x, b []float32)
+
+//go:noescape
+func reluBack32AVX2(dst, g, y, s []float32, scale bool)

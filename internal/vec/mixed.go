@@ -9,8 +9,8 @@ import (
 // layers of gnn keep their parameters and gradients in float64 and use
 // these to read and update them in one pass. Each is specified by the Go
 // expressions it documents; every level gives the same bits. On amd64
-// with AVX-512 whole blocks of 8 elements run in assembly and the last
-// one to seven in Go.
+// whole blocks of 8 elements (AVX-512) or of 4 (AVX2) run in assembly
+// and the rest in Go.
 
 // To32 sets dst[i] = float32(x[i]). It panics if the lengths differ.
 func To32(dst []float32, x []float64) {
@@ -19,7 +19,7 @@ func To32(dst []float32, x []float64) {
 	}
 	n := mixedBlocks(len(dst))
 	if n > 0 {
-		to32AVX512(dst[:n], x)
+		to32Asm(dst[:n], x)
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] = float32(x[i])
@@ -34,7 +34,7 @@ func MulTo32(dst []float32, x, y []float64) {
 	}
 	n := mixedBlocks(len(dst))
 	if n > 0 {
-		mulTo32AVX512(dst[:n], x, y)
+		mulTo32Asm(dst[:n], x, y)
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] = float32(x[i] * y[i])
@@ -50,7 +50,7 @@ func MulPrunedTo32(dst []float32, x, m []float64, thr float64) {
 	}
 	n := mixedBlocks(len(dst))
 	if n > 0 {
-		mulPrunedTo32AVX512(dst[:n], x, m, thr)
+		mulPrunedTo32Asm(dst[:n], x, m, thr)
 	}
 	for i := n; i < len(dst); i++ {
 		mi := m[i]
@@ -76,7 +76,7 @@ func MaskGradFrom32(gw, gm []float64, d []float32, w, m []float64) {
 	}
 	n := mixedBlocks(k)
 	if n > 0 {
-		maskGradFrom32AVX512(gw[:n], gm, d, w, m)
+		maskGradFrom32Asm(gw[:n], gm, d, w, m)
 	}
 	for i := n; i < k; i++ {
 		di := float64(d[i])
@@ -93,7 +93,7 @@ func AddFrom32(dst []float64, x []float32) {
 	}
 	n := mixedBlocks(len(dst))
 	if n > 0 {
-		addFrom32AVX512(dst[:n], x)
+		addFrom32Asm(dst[:n], x)
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] += float64(x[i])
@@ -118,7 +118,7 @@ func AdamF32(theta, grad []float64, m, v []float32, s AdamStep32) {
 	p := adamParams32{s.Beta1, 1 - s.Beta1, s.Beta2, 1 - s.Beta2, s.WeightDecay, s.StepSize, s.InvBC2, s.Eps}
 	n := mixedBlocks(k)
 	if n > 0 {
-		adamF32AVX512(theta[:n], grad, m, v, &p)
+		adamF32Asm(theta[:n], grad, m, v, &p)
 	}
 	adamF32Go(theta[n:], grad[n:], m[n:], v[n:], &p)
 }
