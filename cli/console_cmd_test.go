@@ -183,3 +183,112 @@ func TestReplaySteeredSession(t *testing.T) {
 		t.Errorf("replay with -alpha: %v, want a refusal naming -alpha", err)
 	}
 }
+
+// TestReplayForkOnAnotherAlgorithm forks a console session after round 2
+// with branch B on Local (F), steers B's sigma before round 4, steps to
+// round 5, and replays B's run log headless: the algorithm line switches
+// the replay where the console did, and every round line's metrics of
+// the replay equal the console's.
+func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
+	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true, ExportDir: filepath.Join(dir, "export")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pressKeys(t, m, "nnF")
+	// The picker offers fedaux (the run's), fedavg_mask, fedpub_apv, local.
+	for range 3 {
+		driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyDown} })
+	}
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyEnter} })
+	pressKeys(t, m, "nb>nne")
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyEnter} })
+	m.Close()
+	log.Close()
+
+	fork := filepath.Join(dir, "session-B-r2.jsonl")
+	if !strings.Contains(string(mustRead(t, fork)), `{"type":"algorithm","round":3,"from":"fedaux","to":"local"}`) {
+		t.Fatalf("B's run log has no switch to local:\n%s", mustRead(t, fork))
+	}
+	replayLog := filepath.Join(dir, "replay.jsonl")
+	out := runOK(t, "-replay", fork, "-log", replayLog, "-workers", "1")
+	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes (algorithm local from round 3)") {
+		t.Errorf("replay output:\n%s", out)
+	}
+	got, want := roundLines(t, replayLog), roundLines(t, fork)
+	if len(got) != 5 || len(want) != 5 {
+		t.Fatalf("%d replayed round lines, %d logged, want 5 each", len(got), len(want))
+	}
+	for i := range want {
+		for _, k := range []string{"alpha", "sigma", "clients", "mean_val", "mean_test", "weights", "similarity"} {
+			a, _ := json.Marshal(got[i][k])
+			b, _ := json.Marshal(want[i][k])
+			if string(a) != string(b) {
+				t.Errorf("round %d: %s differs:\n%s\n%s", i+1, k, a, b)
+			}
+		}
+	}
+	if w := want[3]; w["sigma"] != 2.0 || w["weights"] != nil {
+		t.Errorf("B's round 4: sigma %v, weights %v; want 2 and none (local)", w["sigma"], w["weights"])
+	}
+	if !strings.Contains(string(mustRead(t, replayLog)), `"type":"algorithm"`) {
+		t.Error("the replay's log lacks the algorithm line")
+	}
+	// B's export replays too.
+	out = runOK(t, "-replay", filepath.Join(dir, "export", "B", "log.jsonl"), "-workers", "1")
+	if !strings.Contains(out, "replayed 5 rounds and 1 knob changes (algorithm local from round 3)") {
+		t.Errorf("replay of B's export:\n%s", out)
+	}
+}
+
+// TestReplaySwitchOnBranch forks a console session after round 2 on the
+// same algorithm, switches branch B to FedAvg_mask before its round 4 (F
+// on a forked run) and replays B's run log: the replay switches where
+// the console did, bit for bit.
+func TestReplaySwitchOnBranch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
+	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pressKeys(t, m, "nnfbnF")
+	// The picker offers fedaux (B's), fedavg_mask, fedpub_apv, local.
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyDown} })
+	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyEnter} })
+	pressKeys(t, m, "nn")
+	m.Close()
+	log.Close()
+
+	fork := filepath.Join(dir, "session-B-r2.jsonl")
+	out := runOK(t, "-replay", fork, "-workers", "1")
+	if !strings.Contains(out, "replayed 5 rounds and 0 knob changes (algorithm fedavg_mask from round 4)") {
+		t.Errorf("replay output:\n%s", out)
+	}
+	if w := roundLines(t, fork)[4]; w["weights"] == nil {
+		t.Error("B's round 5 has no weights")
+	}
+}

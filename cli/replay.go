@@ -22,7 +22,18 @@ type loggedRun struct {
 	line     int // of the run line
 	header   sim.RunHeader
 	controls []sim.KnobChange
+	// switches are the run's algorithm changes ("algorithm" lines,
+	// written by a console fork on another algorithm; sim.Engine.ForkAs).
+	switches []loggedSwitch
 	rounds   []loggedRound
+}
+
+// loggedSwitch is an "algorithm" line: from round on, the run's
+// algorithm is to.
+type loggedSwitch struct {
+	line     int
+	Round    int
+	From, To sim.Algorithm
 }
 
 // loggedRound is what a round line says and a replay must reproduce.
@@ -82,6 +93,28 @@ func readRunLog(path string) ([]*loggedRun, error) {
 			}
 			r := runs[len(runs)-1]
 			r.controls = append(r.controls, sim.KnobChange{Round: c.Round, Name: c.Name, From: c.From, To: c.To})
+		case "algorithm":
+			var c struct {
+				Round int    `json:"round"`
+				From  string `json:"from"`
+				To    string `json:"to"`
+			}
+			if err := json.Unmarshal(b, &c); err != nil {
+				return nil, bad(err)
+			}
+			r := runs[len(runs)-1]
+			if want := len(r.rounds) + 1; c.Round != want {
+				return nil, fmt.Errorf("%s:%d: algorithm line for round %d after %d rounds, want round %d", path, n, c.Round, len(r.rounds), want)
+			}
+			from, err := sim.ParseAlgorithm(c.From)
+			if err != nil {
+				return nil, bad(fmt.Errorf("from: %w", err))
+			}
+			to, err := sim.ParseAlgorithm(c.To)
+			if err != nil {
+				return nil, bad(fmt.Errorf("to: %w", err))
+			}
+			r.switches = append(r.switches, loggedSwitch{line: n, Round: c.Round, From: from, To: to})
 		case "round":
 			rd := loggedRound{line: n}
 			if err := json.Unmarshal(b, &rd); err != nil {
@@ -156,8 +189,8 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 			return fmt.Errorf("-replay: %w", err)
 		}
 	}
-	fmt.Fprintf(stderr, "replaying run %d of %d in %s: %s %s, seed %d, %d rounds, %d knob changes\n",
-		which, len(runs), path, p.Name, cfg.Algo, cfg.Seed, len(r.rounds), len(r.controls))
+	fmt.Fprintf(stderr, "replaying run %d of %d in %s: %s %s, seed %d, %d rounds, %d knob changes%s\n",
+		which, len(runs), path, p.Name, cfg.Algo, cfg.Seed, len(r.rounds), len(r.controls), switchNote(r.switches))
 	next := 0
 	apply := func(round int) error {
 		for ; next < len(r.controls) && r.controls[next].Round <= round; next++ {
@@ -169,7 +202,13 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 		return nil
 	}
 	ctx := context.Background()
+	sw := 0
 	for _, want := range r.rounds {
+		for ; sw < len(r.switches) && r.switches[sw].Round <= want.Round; sw++ {
+			if e, err = switchAlgorithm(e, r.switches[sw], path, log); err != nil {
+				return err
+			}
+		}
 		if err := apply(want.Round); err != nil {
 			return err
 		}
@@ -195,7 +234,7 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 		}
 	}
 	fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f\n", cfg.Seed, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
-	fmt.Fprintf(stdout, "replayed %d rounds and %d knob changes of %s: every round's metrics equal the log's, bit for bit\n", len(r.rounds), len(r.controls), path)
+	fmt.Fprintf(stdout, "replayed %d rounds and %d knob changes%s of %s: every round's metrics equal the log's, bit for bit\n", len(r.rounds), len(r.controls), switchNote(r.switches), path)
 	if f.asJSON {
 		b, err := json.Marshal(map[string]any{"replay": path, "run": which, "rounds": len(r.rounds), "controls": len(r.controls),
 			"equal": true, "test_at_best_val": s.TestAtBestVal, "best_round": s.BestRound})
@@ -289,4 +328,36 @@ func roundDiff(rep *sim.RoundReport, want loggedRound) string {
 		return ne("alphas", rep.Alphas, want.Alphas)
 	}
 	return ""
+}
+
+// switchAlgorithm replays an algorithm line: the run goes on under the
+// line's algorithm in e's state (sim.Engine.ForkAs), in e's log, where
+// the line is written again.
+func switchAlgorithm(e *sim.Engine, s loggedSwitch, path string, log *sim.RunLog) (*sim.Engine, error) {
+	if a := e.Config().Algo; a != s.From {
+		return nil, fmt.Errorf("-replay: %s:%d: a switch from %s, but the run's algorithm is %s", path, s.line, s.From, a)
+	}
+	f, err := e.ForkAs(nil, s.To)
+	if err != nil {
+		return nil, fmt.Errorf("-replay: %s:%d: %w", path, s.line, err)
+	}
+	if log != nil {
+		if err := log.Write(sim.AlgorithmChange{Round: s.Round, From: s.From, To: s.To}.Line()); err != nil {
+			return nil, err
+		}
+		f.SetLog(log)
+	}
+	return f, nil
+}
+
+// switchNote names a run's algorithm changes for the replay's messages.
+func switchNote(s []loggedSwitch) string {
+	var out []string
+	for _, c := range s {
+		out = append(out, fmt.Sprintf("%s from round %d", c.To, c.Round))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (algorithm " + strings.Join(out, ", ") + ")"
 }

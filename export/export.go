@@ -42,6 +42,10 @@ type Run struct {
 	Header   sim.RunHeader
 	Reports  []*sim.RoundReport
 	Controls []Control
+	// Switches are the run's changes of algorithm (a console fork on
+	// another algorithm), logged as "algorithm" lines before the round
+	// they apply to.
+	Switches []sim.AlgorithmChange
 	Groups   []int
 }
 

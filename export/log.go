@@ -35,14 +35,24 @@ func (r *Run) writeLog(w io.Writer) error {
 	if err := enc.Encode(h); err != nil {
 		return err
 	}
-	next := 0
+	next, sw := 0, 0
 	for _, rep := range r.Reports {
+		for ; sw < len(r.Switches) && r.Switches[sw].Round <= rep.Round; sw++ {
+			if err := enc.Encode(r.Switches[sw].Line()); err != nil {
+				return err
+			}
+		}
 		for ; next < len(r.Controls) && r.Controls[next].Round <= rep.Round; next++ {
 			if err := enc.Encode(controlLine{"control", r.Controls[next]}); err != nil {
 				return err
 			}
 		}
 		if err := enc.Encode(roundLine{"round", rep}); err != nil {
+			return err
+		}
+	}
+	for ; sw < len(r.Switches); sw++ {
+		if err := enc.Encode(r.Switches[sw].Line()); err != nil {
 			return err
 		}
 	}

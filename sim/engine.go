@@ -145,11 +145,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return nil, fmt.Errorf("-partners: %w", err)
 	}
 	st, _ := newStrategy(&cfg)
-	mcfg := gnn.Config{
-		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
-		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout, Precision: cfg.Precision,
-	}
-	st.Model(&mcfg)
+	mcfg := modelConfig(&cfg, data, st)
 	init, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)

@@ -51,6 +51,13 @@ func (e *Engine) keep() error {
 	if !e.rollback || e.recomputing || len(e.reports)%RollbackEvery != 0 {
 		return nil
 	}
+	return e.keepNow()
+}
+
+// keepNow takes the state kept for Rollback now, whatever the round (a
+// fork keeps the state it starts from, so that its first rounds can be
+// rolled back too).
+func (e *Engine) keepNow() error {
 	ck, err := e.state(false)
 	if err != nil {
 		return err
@@ -185,7 +192,8 @@ func (e *Engine) ReadsKnob(name Knob) bool {
 // independent (each has its own knobs). Call it between rounds. log,
 // when not nil, must be empty: it receives the run line (Meta's Header,
 // see SetMeta) and the lines of the rounds so far, then the fork's.
-// Fault hooks, wanted views and rollback carry over.
+// Fault hooks, wanted views and rollback carry over; with rollback on,
+// the fork keeps the state it starts from for Rollback.
 func (e *Engine) Fork(log *RunLog) (*Engine, error) {
 	ck, err := e.state(false)
 	if err != nil {
@@ -209,6 +217,9 @@ func (e *Engine) Fork(log *RunLog) (*Engine, error) {
 	if e.rollback {
 		if err := f.SetRollback(true); err != nil {
 			return nil, err
+		}
+		if err := f.keepNow(); err != nil {
+			return nil, fmt.Errorf("sim: fork: %w", err)
 		}
 	}
 	return f, nil

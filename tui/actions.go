@@ -28,6 +28,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.pickerKey(msg)
 	case editing:
 		return m.scenarioKey(msg)
+	case choosing:
+		return m.algoKey(msg)
 	case helping:
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit()
@@ -133,9 +135,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.pane = 1 - m.pane
 		m.resize()
 	case key.Matches(msg, k.Fork):
-		return m.forkHere()
+		return m.forkHere("")
+	case key.Matches(msg, k.ForkAlgo):
+		m.openAlgoPicker()
 	case key.Matches(msg, k.Branch):
-		m.swapBranch()
+		return m.swapBranch()
 	case key.Matches(msg, k.Client):
 		id := 0
 		if len(m.order) > 0 {
@@ -292,6 +296,7 @@ func (m *Model) snapshot() *export.Run {
 		Header:   m.header,
 		Reports:  slices.Clone(m.reports),
 		Controls: slices.Clone(m.controls),
+		Switches: slices.Clone(m.switches),
 		Groups:   m.groups,
 	}
 }

@@ -102,7 +102,20 @@ func (c *chartModel) title() string {
 		}
 	}
 	if n := len(c.other); n > 0 {
-		extra = append([]string{st.Marker.Render(fmt.Sprintf("─ %s test %.1f", c.otherName, c.other[n-1].MeanTest))}, extra...)
+		// The other branch's curve is always named: shorter when the
+		// full label does not fit (80 columns, a fork on another
+		// algorithm), at last by the branch's name alone.
+		v := c.other[n-1].MeanTest
+		short, _, _ := strings.Cut(c.otherName, " ")
+		label := ""
+		for _, l := range []string{fmt.Sprintf("─ %s test %.1f", c.otherName, v), fmt.Sprintf("─ %s %.1f", c.otherName, v), "─ " + c.otherName,
+			fmt.Sprintf("─ %s %.1f", short, v), "─ " + short} {
+			label = l
+			if ansi.StringWidth(t)+1+ansi.StringWidth(l) <= c.width {
+				break
+			}
+		}
+		extra = append([]string{st.Marker.Render(label)}, extra...)
 	}
 	if len(c.controls) > 0 {
 		extra = append(extra, st.Marker.Render("┊ knob"))

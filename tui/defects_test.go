@@ -390,18 +390,23 @@ func TestPickerFits(t *testing.T) {
 }
 
 // TestHeaderTimeWhileRunning (defect 9): the time per round stays in
-// the header at 120 columns while rounds run.
+// the header at 120 columns while rounds run, also on the console's
+// first preset, sbm-gauss, whose longer name and weight spread fill
+// the line.
 func TestHeaderTimeWhileRunning(t *testing.T) {
-	m := newTestModel(t, true, 120, 40, small)
-	press(m, "n")
-	m.running = true
-	step := m.key(keyMsg("n"))
-	m.sync()
-	if h := plain(m.hdr.View()); !strings.Contains(h, "s/round") || !strings.Contains(h, "▶") {
-		t.Errorf("header while running: %q", h)
+	for _, preset := range []string{"sbm", "sbm-gauss"} {
+		m := newPresetModel(t, preset, true, 120, 40, small)
+		press(m, "n")
+		m.running = true
+		step := m.key(keyMsg("n"))
+		m.done = 7
+		m.sync()
+		if h := plain(m.hdr.View()); !strings.Contains(h, "s/round") || !strings.Contains(h, "▶") {
+			t.Errorf("%s: header while running: %q", preset, h)
+		}
+		m.running = false
+		drive(m, step)
 	}
-	m.running = false
-	drive(m, step)
 }
 
 // TestHeatMapUsesRoom (defect 10): at 200x50 the heat map's cells widen
@@ -428,5 +433,27 @@ func TestWeightsNote(t *testing.T) {
 	}
 	if note := m.heat.AutoNote(); strings.Contains(note, "s's") {
 		t.Errorf("note %q", note)
+	}
+}
+
+// TestPausedViewComputed (defect 9): paused, a view the round did not
+// compute (pc1, readout, functional) is computed when the heat map
+// shows it, instead of staying empty until the next round.
+func TestPausedViewComputed(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n")
+	for _, name := range []string{"pc1", "readout", "functional"} {
+		for i := 0; m.heat.src != name; i++ {
+			if i == 10 {
+				t.Fatalf("m does not reach the view %s", name)
+			}
+			press(m, "m")
+		}
+		if _, ok := m.reports[len(m.reports)-1].Views[sim.Source(name)]; !ok {
+			t.Errorf("%s shown while paused, but not computed for round %d", name, len(m.reports))
+		}
+		if scr := plain(m.Render()); strings.Contains(scr, "computed from round") {
+			t.Errorf("%s: the heat map waits for the next round:\n%s", name, scr)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/export"
@@ -21,11 +22,16 @@ import (
 type branch struct {
 	name             string
 	engine           *sim.Engine
+	cfg              sim.Config
 	header           sim.RunHeader
 	reports          []*sim.RoundReport
 	controls         []export.Control
+	switches         []sim.AlgorithmChange
 	knobs, lastKnobs sim.Knobs
 }
+
+// forkLog is a fork's run log and what the fork was, for farewell.
+type forkLog struct{ what, path string }
 
 // forkLogPath is the fork's run log beside the session's:
 // runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12.
@@ -34,17 +40,95 @@ func forkLogPath(session, name string, round int) string {
 	return fmt.Sprintf("%s-%s-r%d%s", strings.TrimSuffix(session, ext), name, round, ext)
 }
 
-// forkHere forks the run at the current round: branch B starts in the
-// engine's state (sim.Engine.Fork), bit for bit, with its own knobs and
-// run log; from now on every step advances both.
-func (m *Model) forkHere() tea.Cmd {
+// canFork says why the run cannot fork now ("" when it can).
+func (m *Model) canFork() string {
 	switch {
 	case m.other != nil:
-		m.logf(true, "already forked (branch %s and %s): r or R ends the fork", m.branchName, m.other.name)
-		return nil
+		return fmt.Sprintf("already forked (branch %s and %s): r or R ends the fork", m.branchName, m.other.name)
 	case m.act != idle:
-		m.logf(true, "fork once the work in flight is done")
+		return "fork once the work in flight is done"
+	}
+	return ""
+}
+
+// openAlgoPicker opens the choice of branch B's algorithm (F), or, on
+// a forked run, of the shown branch's algorithm from the next round.
+func (m *Model) openAlgoPicker() {
+	switch why := m.canFork(); {
+	case m.other != nil && m.act == idle:
+		m.algos = newAlgoPicker(m.styles, m.engine, m.branchName)
+	case why != "":
+		m.logf(true, "%s", why)
+		return
+	default:
+		m.algos = newAlgoPicker(m.styles, m.engine, "")
+	}
+	m.screen = choosing
+	m.resize()
+}
+
+// algoKey handles a key in the algorithm picker.
+func (m *Model) algoKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Cancel), msg.String() == "q", msg.String() == "F":
+		m.screen = dashboard
+	case key.Matches(msg, m.keys.cellUp):
+		m.algos.Move(-1)
+	case key.Matches(msg, m.keys.cellDown):
+		m.algos.Move(1)
+	case key.Matches(msg, m.keys.Confirm):
+		m.screen = dashboard
+		if m.algos.switching {
+			m.switchAlgorithm(m.algos.Selected())
+			return m.completeShown()
+		}
+		return m.forkHere(m.algos.Selected())
+	}
+	return nil
+}
+
+// switchAlgorithm makes the shown branch of a fork run algo from the next
+// round: its engine goes on as a fork of itself on algo
+// (sim.Engine.ForkAs), in its run log, which gets the algorithm line.
+func (m *Model) switchAlgorithm(algo sim.Algorithm) {
+	switch {
+	case m.other == nil || m.act != idle:
+		m.logf(true, "switch an algorithm on a fork's branch, between rounds")
+		return
+	case algo == m.cfg.Algo:
+		m.logf(false, "branch %s keeps %s", m.branchName, algo)
+		return
+	}
+	ne, err := m.engine.ForkAs(nil, algo)
+	if err == nil {
+		l := m.engine.Log()
+		c := sim.AlgorithmChange{Round: len(m.reports) + 1, From: m.cfg.Algo, To: algo}
+		if err = l.Write(c.Line()); err == nil {
+			ne.SetLog(l)
+			m.engine, m.cfg, m.switches = ne, ne.Config(), append(m.switches, c)
+			m.heat.SetOffered(ne.Offered())
+			m.sync()
+			m.wantViews()
+			m.logf(false, "branch %s runs %s from round %d in its state; %s's server starts fresh (no strategy state carries over); round %d starts from the messages %s mixed",
+				m.branchName, algo, c.Round, algo, c.Round, c.From)
+			return
+		}
+	}
+	m.logf(true, "branch %s: %v", m.branchName, err)
+}
+
+// forkHere forks the run at the current round: branch B starts in the
+// engine's state (sim.Engine.Fork), bit for bit, with its own knobs and
+// run log; from now on every step advances both. With algo set and not
+// the run's, B runs algo from the next round (sim.Engine.ForkAs), and
+// its run log says so (an "algorithm" line) for a replay.
+func (m *Model) forkHere(algo sim.Algorithm) tea.Cmd {
+	if why := m.canFork(); why != "" {
+		m.logf(true, "%s", why)
 		return nil
+	}
+	if algo == m.cfg.Algo {
+		algo = ""
 	}
 	var log *sim.RunLog
 	if p := m.LogPath(); p != "" {
@@ -59,12 +143,35 @@ func (m *Model) forkHere() tea.Cmd {
 	if err == nil {
 		m.engine.SetMeta(sim.Meta{Header: b})
 		var fe *sim.Engine
-		if fe, err = m.engine.Fork(log); err == nil {
-			m.other = &branch{name: "B", engine: fe, header: h, reports: slices.Clone(m.reports),
-				controls: slices.Clone(m.controls), knobs: m.knobs, lastKnobs: m.lastKnobs}
+		if algo == "" {
+			fe, err = m.engine.Fork(log)
+		} else {
+			fe, err = m.engine.ForkAs(log, algo)
+		}
+		if err == nil {
+			n := len(m.reports)
+			if log != nil {
+				what := fmt.Sprintf("branch B of the fork at round %d", n)
+				if algo != "" {
+					what += fmt.Sprintf(" (%s from round %d)", algo, n+1)
+				}
+				m.forkLogs = append(m.forkLogs, forkLog{what, log.Path()})
+			}
+			m.other = &branch{name: "B", engine: fe, cfg: fe.Config(), header: h, reports: slices.Clone(m.reports),
+				controls: slices.Clone(m.controls), switches: slices.Clone(m.switches), knobs: m.knobs, lastKnobs: m.lastKnobs}
 			m.branchName = "A"
-			m.logf(false, "forked at round %d: branch B is A's state bit for bit, with its own knobs; b switches the branch the keys act on; steps advance both%s",
-				len(m.reports), logNote(log))
+			if algo == "" {
+				m.logf(false, "forked at round %d: branch B is A's state bit for bit, with its own knobs; b switches the branch the keys act on; steps advance both%s",
+					n, logNote(log))
+				return nil
+			}
+			m.other.switches = append(m.other.switches, sim.AlgorithmChange{Round: n + 1, From: m.cfg.Algo, To: algo})
+			m.logf(false, "forked at round %d: branch B runs %s from round %d, in A's state bit for bit; b acts on B; steps advance both", n, algo, n+1)
+			m.logf(false, "%s's server starts fresh (no strategy state carries over); round %d starts from the messages %s mixed",
+				algo, n+1, m.cfg.Algo)
+			if log != nil {
+				m.logf(false, "B's run log: %s", log.Path())
+			}
 			return nil
 		}
 	}
@@ -83,24 +190,29 @@ func logNote(l *sim.RunLog) string {
 	return "; B's run log: " + l.Path()
 }
 
-// swapBranch makes the other branch the one the console works on.
-func (m *Model) swapBranch() {
+// swapBranch makes the other branch the one the console works on, and
+// computes the view its heat map shows when that round lacks it.
+func (m *Model) swapBranch() tea.Cmd {
 	if m.other == nil {
 		m.logf(true, "no fork: f forks the run at this round")
-		return
+		return nil
 	}
 	if m.act != idle || len(m.queued) > 0 {
 		m.logf(true, "switch branches once the round in flight is done")
-		return
+		return nil
 	}
 	o := m.other
-	m.other = &branch{name: m.branchName, engine: m.engine, header: m.header, reports: m.reports,
-		controls: m.controls, knobs: m.knobs, lastKnobs: m.lastKnobs}
-	m.engine, m.header, m.reports, m.controls, m.knobs, m.lastKnobs = o.engine, o.header, o.reports, o.controls, o.knobs, o.lastKnobs
+	m.other = &branch{name: m.branchName, engine: m.engine, cfg: m.cfg, header: m.header, reports: m.reports,
+		controls: m.controls, switches: m.switches, knobs: m.knobs, lastKnobs: m.lastKnobs}
+	m.engine, m.cfg, m.header, m.reports, m.controls, m.switches = o.engine, o.cfg, o.header, o.reports, o.controls, o.switches
+	m.knobs, m.lastKnobs = o.knobs, o.lastKnobs
 	m.branchName = o.name
-	m.wantViews()
+	m.heat.SetOffered(m.engine.Offered())
 	m.reorder()
-	m.logf(false, "keys act on branch %s (heat map and bars show it, the chart both)", m.branchName)
+	m.sync()
+	m.wantViews()
+	m.logf(false, "keys act on branch %s, %s (heat map and bars show it, the chart both)", m.branchName, m.cfg.Algo)
+	return m.completeShown()
 }
 
 // endFork closes the fork: the branch not shown is dropped, its run log
@@ -156,7 +268,8 @@ func (m *Model) otherDone(rep *sim.RoundReport, err error) {
 // forkRuns returns the runs of both branches for an export, A first.
 func (m *Model) forkRuns() (a, b *export.Run) {
 	a = m.snapshot()
-	b = &export.Run{Header: m.other.header, Reports: slices.Clone(m.other.reports), Controls: slices.Clone(m.other.controls), Groups: m.groups}
+	b = &export.Run{Header: m.other.header, Reports: slices.Clone(m.other.reports), Controls: slices.Clone(m.other.controls),
+		Switches: slices.Clone(m.other.switches), Groups: m.groups}
 	if m.branchName == "B" {
 		a, b = b, a
 	}

@@ -11,7 +11,7 @@ type keyMap struct {
 	PartnersUp, PartnersDown, SetPartners     key.Binding
 	Source, APVMix                            key.Binding
 	Matrix, Scale, Values, Cell, Pane, Export key.Binding
-	Client, Fork, Branch                      key.Binding
+	Client, Fork, ForkAlgo, Branch            key.Binding
 	Help, Quit, Cancel, Confirm               key.Binding
 	cellUp, cellDown, cellLeft, cellRight     key.Binding
 
@@ -49,6 +49,7 @@ func defaultKeys() keyMap {
 		Pane:         b("tab", "heat map ⇄ chart", "tab"),
 		Client:       b("c", "one client (or click)", "c"),
 		Fork:         b("f", "fork here (A and B)", "f"),
+		ForkAlgo:     b("F", "other algo: fork/branch", "F"),
 		Branch:       b("b", "act on the other branch", "b"),
 		Export:       b("e", "export run", "e"),
 		Help:         b("?", "help", "?"),
@@ -95,8 +96,8 @@ func (k keyMap) helpBlocks() [][][]key.Binding {
 		},
 		{
 			{k.Matrix, k.Scale, k.Values, k.Cell, k.Pane},
-			{k.Client, k.Source, k.APVMix, k.Export},
-			{k.Fork, k.Branch, k.Help, k.Cancel, k.Quit},
+			{k.Client, k.Source, k.APVMix, k.Export, k.Help},
+			{k.Fork, k.ForkAlgo, k.Branch, k.Cancel, k.Quit},
 		},
 	}
 }

@@ -58,6 +58,7 @@ const (
 	helping          // the full help
 	editing          // the scenario panel
 	drilling         // the drill-down on one client
+	choosing         // the algorithm of a fork's branch B (F)
 )
 
 // Model is the console's root model. It owns the engine and the copies of
@@ -84,8 +85,9 @@ type Model struct {
 	order    []int
 	reports  []*sim.RoundReport
 	controls []export.Control
-	knobs    sim.Knobs        // what the engine will use next
-	queued   []export.Control // changes made during a round, applied after it
+	switches []sim.AlgorithmChange // the shown branch's changes of algorithm (F)
+	knobs    sim.Knobs             // what the engine will use next
+	queued   []export.Control      // changes made during a round, applied after it
 	// stepKnobs are the knobs of the round in flight, lastKnobs those of
 	// the last round shown.
 	stepKnobs, lastKnobs sim.Knobs
@@ -112,6 +114,7 @@ type Model struct {
 	steered    bool           // a knob changed in the session
 	starting   bool           // the start rounds (Options.StartRounds) are running
 	other      *branch        // the branch not shown, when the run is forked (f)
+	forkLogs   []forkLog      // the run logs of the session's forks, for farewell
 	branchName string         // the shown branch's name ("A" or "B"), "" without a fork
 
 	events []event
@@ -128,6 +131,7 @@ type Model struct {
 	picker pickerModel
 	scen   scenarioForm
 	drill  drillModel
+	algos  algoPicker
 	help   help.Model
 }
 
@@ -174,7 +178,7 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.k = len(e.Data().Clients)
 	m.groups = e.Data().Groups
 	m.chart.metric = e.Data().Metric
-	m.reports, m.controls, m.queued = nil, nil, nil
+	m.reports, m.controls, m.queued, m.switches = nil, nil, nil, nil
 	m.knobs = e.Knobs()
 	m.stepKnobs, m.lastKnobs = sim.Knobs{}, sim.Knobs{}
 	m.knobEvent = ""
@@ -191,9 +195,15 @@ func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 
 // wantViews tells the engine which optional matrices the console reads
 // from the next round on: the view on the heat map and the ground truth
-// (see viewsWanted). A view that is not shown is not computed.
+// (see viewsWanted). A view that is not shown is not computed. The view
+// shown by default (no m pressed) counts when the engine computes it
+// only on request (Local's APV, which sets no weights).
 func (m *Model) wantViews() {
-	m.engine.Want(viewsWanted(m.heat.src)...)
+	name := m.heat.src
+	if s, ok := m.heat.shown(); ok && name == "" && s.later {
+		name = s.name
+	}
+	m.engine.Want(viewsWanted(name)...)
 }
 
 // reorder recomputes the display order of the clients.
@@ -405,6 +415,10 @@ func (m *Model) sync() {
 	m.bars.other, m.bars.otherName = nil, ""
 	if o := m.other; o != nil {
 		m.chart.other, m.chart.otherName = o.reports, o.name
+		if o.cfg.Algo != m.cfg.Algo { // a fork on another algorithm (F): name both
+			m.chart.name += " " + string(m.cfg.Algo)
+			m.chart.otherName += " " + string(o.cfg.Algo)
+		}
 		if n := len(o.reports); n > 0 {
 			m.bars.other, m.bars.otherName = o.reports[n-1], o.name
 		}

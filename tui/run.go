@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -17,8 +18,22 @@ func Run(opts Options, progOpts ...tea.ProgramOption) error {
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(m.drv.ctx)}, progOpts...)...)
 	_, err = p.Run()
 	m.Close()
-	if w := opts.Stderr; w != nil && m.Steered() && m.LogPath() != "" {
-		fmt.Fprintf(w, "fedaux: the session changed knobs; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", m.LogPath(), m.LogPath())
+	if w := opts.Stderr; w != nil {
+		fmt.Fprint(w, m.farewell())
 	}
 	return err
+}
+
+// farewell is what the console says after its screen has closed: where
+// the run log of a session that changed knobs is, and the run log of
+// every fork's branch B, each with the command that replays it.
+func (m *Model) farewell() string {
+	var b strings.Builder
+	if m.Steered() && m.LogPath() != "" {
+		fmt.Fprintf(&b, "fedaux: the session changed knobs; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", m.LogPath(), m.LogPath())
+	}
+	for _, f := range m.forkLogs {
+		fmt.Fprintf(&b, "fedaux: %s; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", f.what, f.path, f.path)
+	}
+	return b.String()
 }

@@ -94,6 +94,7 @@ func (m *Model) resize() {
 	}
 	m.scen.SetSize(m.width, l.bodyH)
 	m.drill.SetSize(m.width, l.bodyH)
+	m.algos.SetSize(m.width, l.bodyH)
 }
 
 // View implements tea.Model.
@@ -125,6 +126,11 @@ func (m *Model) Render() string {
 		parts = append(parts, fit(m.picker.View(), w, l.bodyH+l.eventsH))
 	case editing:
 		parts = append(parts, fit(m.scen.View(), w, l.bodyH))
+		if l.eventsH > 0 {
+			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+		}
+	case choosing:
+		parts = append(parts, fit(m.algos.View(), w, l.bodyH))
 		if l.eventsH > 0 {
 			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
 		}
@@ -203,6 +209,9 @@ func (m *Model) footer() string {
 	}
 	if m.screen == editing {
 		return m.help.ShortHelpView(m.scen.keys.ShortHelp())
+	}
+	if m.screen == choosing {
+		return m.help.ShortHelpView(algoPickerHelp)
 	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
