@@ -119,3 +119,24 @@ func TestF32Checkpoint(t *testing.T) {
 		t.Fatal("resumed float32 run differs from the uninterrupted one")
 	}
 }
+
+// TestF32Switch checks that a float32 run cannot switch to an algorithm
+// that has no float32 client (FedProx trains FedAvg's model), and can
+// at float64.
+func TestF32Switch(t *testing.T) {
+	for _, p := range []gnn.Precision{gnn.F64, gnn.F32} {
+		c := smallConfig(FedAvg)
+		c.Precision = p
+		e, err := New(c, smallData(t, 7), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.CanSwitch(FedProx)
+		if p == gnn.F64 && err != nil {
+			t.Errorf("f64: fedavg to fedprox refused: %v", err)
+		}
+		if p == gnn.F32 && (err == nil || !strings.Contains(err.Error(), "precision")) {
+			t.Errorf("f32: fedavg to fedprox: %v, want a refusal naming the precision", err)
+		}
+	}
+}
