@@ -124,6 +124,19 @@ var settings = []setting{
 			}
 			return nil
 		}},
+	{key: "precision", get: func(c *Config) string { return c.Precision.String() },
+		set: func(c *Config, s string) (err error) {
+			p, err := gnn.ParsePrecision(strings.TrimSpace(s))
+			if err != nil {
+				return &SettingError{"precision", s, "f64 or f32"}
+			}
+			c.Precision = p
+			return nil
+		},
+		// Added after results were stored, all of them in float64: left
+		// out of the fingerprint at f64, so their keys are unchanged,
+		// and in it at f32, so the two never share a key.
+		def: "f64"},
 	withAlgos(floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), FedAux, FedAuxHard, FedPubAPV, FedSageAPV),
 	withAlgos(floatSetting("mu", func(c *Config) *float64 { return &c.Mu }), FedProx),
 	withAlgos(floatSetting("tau", func(c *Config) *float64 { return &c.Tau }), FedPub),
@@ -186,6 +199,7 @@ var docs = map[string]string{
 	"gta_moments":      "fedgta, fedgta_apv: number of moments q of the label-propagated predictions (authors: Cora 6, CiteSeer 20, PubMed 13; OpenFGL 10)",
 	"gta_type":         "fedgta, fedgta_apv: moments hybrid (raw and central) or origin (raw only)",
 	"gta_eps":          "fedgta, fedgta_apv: accept threshold: client k mixes the clients whose moment cosine exceeds it (authors: Cora 0.5, CiteSeer 0.6, PubMed 0.65)",
+	"precision":        "arithmetic of the clients' GCN layers and their Adam steps: f64 (default) or f32 (fedaux and fedavg; the head stays f64)",
 	"fedgnn_expansion": "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only",
 }
 
