@@ -5,12 +5,15 @@
 #   computer-10, 20 rounds x 2 epochs, seed 0 (METIS partition, both programs)
 # Run it from the repository root on an idle machine:
 #   sh bench/compare.sh [OUTDIR]
+# PRECISION=f32 runs fedaux with -precision f32 (default f64; the peer
+# computes in float32 either way).
 # It installs what the peer needs (Debian's python3-torch, python3-scipy,
 # metis and time) when missing, and prints one line per run and the ratios.
 set -eu
 peers=${FEDAUX_PEERS:-../shared/peers}
 data=${FEDAUX_DATA:-../shared/data}
 out=${1:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ)}
+prec=${PRECISION:-f64}
 mkdir -p "$out"
 
 if ! /usr/bin/python3 -c 'import torch, scipy' 2>/dev/null || ! command -v gpmetis >/dev/null || [ ! -x /usr/bin/time ]; then
@@ -34,11 +37,11 @@ measure() {
 : >"$out/summary.txt"
 # The ratios depend on the host's CPU (they moved from 3.8x to 2.2x between
 # two machines of the same kind): keep what it was.
-{ lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)|Flags)' | cut -c1-300; uptime; } >"$out/machine.txt"
-measure fedaux-cora10 "$bin" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -json
+{ lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)|Flags)' | cut -c1-300; uptime; echo "fedaux -precision $prec"; } >"$out/machine.txt"
+measure fedaux-cora10 "$bin" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -precision "$prec" -json
 measure torch-cora10 /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data cora --clients 10 \
 	--partition fixture --rounds 100 --algo fedaux --seed 0 --threads 2 --quiet
-measure fedaux-computer10 "$bin" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -json
+measure fedaux-computer10 "$bin" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -precision "$prec" -json
 measure torch-computer10 /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data computers --clients 10 \
 	--partition metis --rounds 20 --epochs 2 --algo fedaux --seed 0 --threads 2 --quiet
 

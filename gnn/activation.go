@@ -75,7 +75,37 @@ func (d *Dropout) Forward(x *mat.Dense, train bool, rng *rand.Rand) *mat.Dense {
 		return x
 	}
 	n, c := x.Dims()
-	d.scale = grow(d.scale, n*c)
+	d.draw(n*c, rng)
+	out := d.out.get(n, c)
+	d.apply(out, x)
+	return out
+}
+
+// Backward returns dOut scaled by the last forward's dropout mask.
+func (d *Dropout) Backward(dOut *mat.Dense) *mat.Dense {
+	if !d.active {
+		return dOut
+	}
+	n, c := dOut.Dims()
+	dx := d.dx.get(n, c)
+	d.apply(dx, dOut)
+	return dx
+}
+
+// apply sets dst = src . scale element-wise.
+func (d *Dropout) apply(dst, src *mat.Dense) {
+	s, t := src.RawMatrix(), dst.RawMatrix()
+	c := s.Cols
+	for i := 0; i < s.Rows; i++ {
+		// ts[j] = ss[j] * sc[j], one rounded product each.
+		vec.Mul(t.Data[i*t.Stride:i*t.Stride+c], s.Data[i*s.Stride:i*s.Stride+c], d.scale[i*c:i*c+c])
+	}
+}
+
+// draw sets d.scale to size draws of 0 (dropped, probability P) or
+// 1/(1-P) (kept) from rng.
+func (d *Dropout) draw(size int, rng *rand.Rand) {
+	d.scale = grow(d.scale, size)
 	keep := 0.0
 	if d.P < 1 {
 		keep = 1 / (1 - d.P)
@@ -112,29 +142,5 @@ func (d *Dropout) Forward(x *mat.Dense, train bool, rng *rand.Rand) *mat.Dense {
 			word >>= bits
 			left -= bits
 		}
-	}
-	out := d.out.get(n, c)
-	d.apply(out, x)
-	return out
-}
-
-// Backward returns dOut scaled by the last forward's dropout mask.
-func (d *Dropout) Backward(dOut *mat.Dense) *mat.Dense {
-	if !d.active {
-		return dOut
-	}
-	n, c := dOut.Dims()
-	dx := d.dx.get(n, c)
-	d.apply(dx, dOut)
-	return dx
-}
-
-// apply sets dst = src . scale element-wise.
-func (d *Dropout) apply(dst, src *mat.Dense) {
-	s, t := src.RawMatrix(), dst.RawMatrix()
-	c := s.Cols
-	for i := 0; i < s.Rows; i++ {
-		// ts[j] = ss[j] * sc[j], one rounded product each.
-		vec.Mul(t.Data[i*t.Stride:i*t.Stride+c], s.Data[i*s.Stride:i*s.Stride+c], d.scale[i*c:i*c+c])
 	}
 }

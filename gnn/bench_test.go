@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/cputime"
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -86,4 +87,33 @@ func BenchmarkModelRound(b *testing.B) {
 // BenchmarkModelEpochGCN is BenchmarkModelEpoch for FedAvg's plain GCN.
 func BenchmarkModelEpochGCN(b *testing.B) {
 	benchModel(b, Config{Dropout: 0.5}, false)
+}
+
+// BenchmarkPrecision runs BenchmarkModelRound's FedAux client and
+// BenchmarkModelEpochGCN's FedAvg client at both precisions, as
+// sub-benchmarks prec=f64 and prec=f32 (benchstat -col /prec).
+func BenchmarkPrecision(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"fedaux-round", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5}},
+		{"gcn-round", Config{Dropout: 0.5}},
+	} {
+		for _, p := range []Precision{F64, F32} {
+			b.Run(c.name+"/prec="+p.String(), func(b *testing.B) {
+				cfg := c.cfg
+				cfg.Precision = p
+				benchModel(b, cfg, true)
+			})
+		}
+	}
+}
+
+// BenchmarkPrecisionAVX2 is BenchmarkPrecision with the kernels at the
+// AVX2 level (what a CPU without AVX-512 runs).
+func BenchmarkPrecisionAVX2(b *testing.B) {
+	prev := vec.Use(vec.AVX2)
+	defer vec.Use(prev)
+	BenchmarkPrecision(b)
 }

@@ -28,6 +28,9 @@ type Config struct {
 	Dropout float64   // dropout probability, 0 <= p < 1
 	// Gauss computes the kernel sums; nil means Dense{}.
 	Gauss Gauss
+	// Precision is the arithmetic of the GCN layers: F64 (the zero
+	// value) or F32 (see F32).
+	Precision Precision
 	// Hard (with Kernel) replaces the kernel aggregate by FedAux_hard's
 	// head (ablation i, see hardHead): sort by score, scale, two 1-D
 	// convolutions; the classifier reads [h || conv].
@@ -47,6 +50,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gnn: sigma %v, want a finite value > 0", c.Sigma)
 	case c.Kernel && c.Score != Cosine && c.Score != MaxNorm:
 		return fmt.Errorf("gnn: invalid score kind %d", int(c.Score))
+	case c.Precision != F64 && c.Precision != F32:
+		return fmt.Errorf("gnn: precision %v, want f64 or f32", c.Precision)
 	case c.Hard && !c.Kernel:
 		return errors.New("gnn: the hard head needs Kernel (it reads the APV scores)")
 	}
@@ -94,6 +99,7 @@ type Model struct {
 	cls    *Linear
 	head   *kernelHead // nil without Kernel, or with Hard
 	hard   *hardHead   // nil without Hard
+	b32    *backbone32 // the float32 layers; nil for F64
 	params []*Param
 
 	h      *mat.Dense // embeddings of the last forward
@@ -123,6 +129,9 @@ func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 	}
 	cfg.Layers = cfg.depth()
 	m := &Model{cfg: cfg, layers: make([]gcnLayer, cfg.Layers)}
+	if cfg.Precision == F32 {
+		m.b32 = &backbone32{}
+	}
 	for i := range m.layers {
 		l := &m.layers[i]
 		in := cfg.Hidden
@@ -133,6 +142,9 @@ func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 		// Every input after the first comes out of ReLU and dropout.
 		l.conv.GradOnlyNonzero = i > 0
 		l.drop.P = cfg.Dropout
+		for _, p := range l.conv.Params() {
+			p.f32 = cfg.Precision == F32
+		}
 		m.params = append(m.params, l.conv.Params()...)
 	}
 	in := cfg.Hidden
@@ -264,7 +276,13 @@ func (m *Model) Forward(in Input, train bool, rng *rand.Rand) (*mat.Dense, error
 	m.expand = in.Expand
 	x := in.X
 	var h *mat.Dense
-	for i := range m.layers {
+	if m.b32 != nil {
+		var err error
+		if h, err = m.b32.forward(m, in, train, rng); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; m.b32 == nil && i < len(m.layers); i++ {
 		l := &m.layers[i]
 		var out *mat.Dense
 		if e := in.Expand; e != nil && i == e.Layer {
@@ -308,6 +326,10 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 		dh = m.head.backward(dLogits, true)
 	} else {
 		dh = m.cls.Backward(dLogits, true)
+	}
+	if m.b32 != nil {
+		m.b32.backward(m, dh)
+		return
 	}
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l := &m.layers[i]

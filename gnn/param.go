@@ -21,6 +21,11 @@ type Param struct {
 	Value      []float64
 	Grad       []float64
 	Personal   bool
+
+	// f32 marks a parameter of the float32 layers (Config.Precision
+	// F32): Adam updates it in float32 (vec.AdamF32), so its Value holds
+	// float32 values after a step.
+	f32 bool
 }
 
 // newParam returns a zero parameter of the given shape.

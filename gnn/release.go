@@ -19,6 +19,9 @@ func (m *Model) Release() {
 	if m.hard != nil {
 		m.hard.release()
 	}
+	if m.b32 != nil {
+		m.b32.release()
+	}
 	m.h, m.scores, m.ready = nil, nil, false
 }
 

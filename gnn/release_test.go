@@ -18,6 +18,11 @@ func TestReleaseChangesNothing(t *testing.T) {
 		cfg   Config
 		train bool
 	}{"fedaux_hard", Config{Masked: true, Kernel: true, Hard: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, true})
+	for _, c := range f32Cases { // the float32 layers lend their activations too
+		c.name += "/f32"
+		c.cfg.Precision = F32
+		cases = append(cases, c)
+	}
 	for _, mc := range cases {
 		t.Run(mc.name, func(t *testing.T) {
 			cfg := mc.cfg
@@ -76,6 +81,11 @@ func TestScratchSharedChangesNothing(t *testing.T) {
 		cfg   Config
 		train bool
 	}{"fedaux_hard", Config{Masked: true, Kernel: true, Hard: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, true})
+	for _, c := range f32Cases { // the float32 layers lend their activations too
+		c.name += "/f32"
+		c.cfg.Precision = F32
+		cases = append(cases, c)
+	}
 	for _, mc := range cases {
 		t.Run(mc.name, func(t *testing.T) {
 			cfg := mc.cfg

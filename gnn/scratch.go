@@ -11,6 +11,7 @@ type Scratch struct {
 	floats [][]float64
 	ints   [][]int
 	grads  [][]float64
+	act32  *act32 // the float32 layers' activations (Config.Precision F32)
 }
 
 // Borrow makes the model compute in s's memory from now on: every
@@ -39,6 +40,9 @@ func (m *Model) Borrow(s *Scratch) {
 		}
 		p.Grad = grow(p.Grad, len(p.Value))
 	}
+	if m.b32 != nil && s.act32 != nil {
+		m.b32.act32, s.act32 = *s.act32, nil
+	}
 }
 
 // Return hands the model's scratch memory, gradients included, to s for
@@ -55,6 +59,10 @@ func (m *Model) Return(s *Scratch) {
 		grads[k], p.Grad = p.Grad, nil
 	}
 	s.grads = keepLarger(s.grads, grads)
+	if m.b32 != nil && m.b32.layers != nil {
+		a := m.b32.act32
+		s.act32 = &a
+	}
 	m.Release()
 }
 

@@ -27,6 +27,10 @@ type Config struct {
 	Kernel  Kernel
 	Seed    uint64
 	Workers int // clients trained at once; 0 means GOMAXPROCS
+	// Precision is the arithmetic of the clients' GCN layers: gnn.F64
+	// (the zero value, every stored result) or gnn.F32 (see gnn.F32),
+	// for the algorithms Float32Algorithms lists.
+	Precision gnn.Precision
 
 	// Source is the signature whose similarity sets FedAux's weights
 	// (see Sources); the paper's is "apv".
@@ -97,6 +101,9 @@ func (c *Config) Validate() error {
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err
 	}
+	if err := c.validatePrecision(); err != nil {
+		return err
+	}
 	_, err := ParseKernel(string(c.Kernel))
 	return err
 }
@@ -120,6 +127,28 @@ func (c *Config) validateOptions() error {
 		return m.Check(c)
 	}
 	return nil
+}
+
+// Float32Algorithms lists the algorithms whose clients can run in float32
+// (precision f32): those whose client model is the GCN of gnn.Model
+// trained by the shared loop alone.
+func Float32Algorithms() []Algorithm { return []Algorithm{FedAux, FedAvg} }
+
+// validatePrecision refuses an unknown precision, and f32 for the
+// algorithms whose client model has no float32 version.
+func (c *Config) validatePrecision() error {
+	switch c.Precision {
+	case gnn.F64:
+		return nil
+	case gnn.F32:
+		for _, a := range Float32Algorithms() {
+			if a == c.Algo {
+				return nil
+			}
+		}
+		return &SettingError{"precision", "f32", fmt.Sprintf("f64 for %s (f32 is implemented for %v only)", c.Algo, Float32Algorithms())}
+	}
+	return &SettingError{"precision", c.Precision.String(), "f64 or f32"}
 }
 
 // maxLayers is the deepest GCN a Config may ask for.

@@ -130,6 +130,19 @@ var settings = []setting{
 			}
 			return nil
 		}},
+	{key: "precision", get: func(c *Config) string { return c.Precision.String() },
+		set: func(c *Config, s string) (err error) {
+			p, err := gnn.ParsePrecision(strings.TrimSpace(s))
+			if err != nil {
+				return &SettingError{"precision", s, "f64 or f32"}
+			}
+			c.Precision = p
+			return nil
+		},
+		// Added after results were stored, all of them in float64: left
+		// out of the fingerprint at f64, so their keys are unchanged,
+		// and in it at f32, so the two never share a key.
+		def: "f64"},
 	floatSetting("partners", func(c *Config) *float64 { return &c.Partners }), // read by the methods that Use it
 }
 
@@ -191,22 +204,23 @@ func onOff(b bool) string {
 
 // docs describe the settings, for flags and error messages.
 var docs = map[string]string{
-	"algo":     "algorithm: one of Algorithms",
-	"rounds":   "communication rounds",
-	"epochs":   "local epochs per round (one epoch = one full-batch Adam step)",
-	"hidden":   "hidden width d",
-	"layers":   "GCN layers L: 1, 2 or 3",
-	"lr":       "Adam learning rate",
-	"wd":       "weight decay (coupled L2)",
-	"dropout":  "the model's dropout probability, 0 <= p < 1",
-	"alpha":    "server temperature alpha (Eq. 4), >= 0",
-	"sigma":    "kernel bandwidth sigma (Eq. 5), > 0",
-	"score":    "APV score: cosine (reference code) or maxnorm (paper text)",
-	"kernel":   "kernel transform: auto, dense or fast",
-	"seed":     "random seed",
-	"sim":      "similarity source for FedAux's weights: apv, apv-delta, pc1, readout, functional",
-	"apv_mix":  "on: the server mixes the APV too (Eq. 6); off: each client keeps its own APV",
-	"partners": "auto alpha: target effective number of partners per client (exp of the weights' entropy); 0 for a fixed alpha",
+	"algo":      "algorithm: one of Algorithms",
+	"rounds":    "communication rounds",
+	"epochs":    "local epochs per round (one epoch = one full-batch Adam step)",
+	"hidden":    "hidden width d",
+	"layers":    "GCN layers L: 1, 2 or 3",
+	"lr":        "Adam learning rate",
+	"wd":        "weight decay (coupled L2)",
+	"dropout":   "the model's dropout probability, 0 <= p < 1",
+	"alpha":     "server temperature alpha (Eq. 4), >= 0",
+	"sigma":     "kernel bandwidth sigma (Eq. 5), > 0",
+	"score":     "APV score: cosine (reference code) or maxnorm (paper text)",
+	"kernel":    "kernel transform: auto, dense or fast",
+	"seed":      "random seed",
+	"sim":       "similarity source for FedAux's weights: apv, apv-delta, pc1, readout, functional",
+	"apv_mix":   "on: the server mixes the APV too (Eq. 6); off: each client keeps its own APV",
+	"partners":  "auto alpha: target effective number of partners per client (exp of the weights' entropy); 0 for a fixed alpha",
+	"precision": "arithmetic of the clients' GCN layers and their Adam steps: f64 (default) or f32 (fedaux and fedavg; the head stays f64)",
 }
 
 // Describe returns a one-line description of a setting, shared or a

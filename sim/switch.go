@@ -13,7 +13,7 @@ import (
 func modelConfig(cfg *Config, data *Data, st Strategy) gnn.Config {
 	mcfg := gnn.Config{
 		InFeatures: data.NumFeatures, Hidden: cfg.Hidden, Layers: cfg.Layers, Classes: data.NumClasses,
-		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout,
+		Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout, Precision: cfg.Precision,
 	}
 	st.Model(&mcfg)
 	return mcfg

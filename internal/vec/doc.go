@@ -2,7 +2,11 @@
 // round: scaled sums (the server's mixing, and RowSums, the products of
 // the layers as sums of scaled rows, several rows at a time on strips of
 // columns), dot products, elementwise products (masked weights), Adam's
-// update and a check for NaN and infinities.
+// update and a check for NaN and infinities. Their float32 versions
+// (RowSums32, Dot32, Adam32, ...; vec32.go) and the mixed kernels that
+// read float64 storage and compute in float32 (To32, MulTo32, AdamF32,
+// ...; mixed.go) serve gnn's float32 layers, in AVX-512 and (but for
+// Adam32 and MulPruned32) AVX2 versions.
 //
 // On amd64 the kernels are Go assembly written as gonum writes its own
 // (gonum.org/v1/gonum/internal/asm/f64), in an AVX2 and an AVX-512

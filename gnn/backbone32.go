@@ -1,0 +1,274 @@
+package gnn
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Precision is the arithmetic of a model's GCN layers.
+type Precision int
+
+const (
+	// F64 computes everything in float64 (the default).
+	F64 Precision = iota
+	// F32 computes the GCN layers (their products, ReLU and dropout,
+	// forward and backward) and their Adam steps (vec.AdamF32, float32
+	// moments) in float32, the arithmetic of PyTorch and of the paper's
+	// code. Their parameters and gradients are stored in float64 (the
+	// parameters hold float32 values after a step), so that the rest of
+	// a run reads them as in float64; the head (classifier, APV scores,
+	// kernel aggregate) and the loss stay in float64. A float32 step is
+	// deterministic, as a float64 one is. The float32 layers keep float32
+	// forms of the input's propagator and features, recognised by
+	// pointer: an Input's matrices must not be changed in place between
+	// forward passes.
+	F32
+)
+
+// String returns "f64" or "f32".
+func (p Precision) String() string {
+	switch p {
+	case F64:
+		return "f64"
+	case F32:
+		return "f32"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
+
+// ParsePrecision reads "f64" or "f32".
+func ParsePrecision(s string) (Precision, error) {
+	switch s {
+	case "f64":
+		return F64, nil
+	case "f32":
+		return F32, nil
+	}
+	return F64, fmt.Errorf("gnn: precision %q, want f64 or f32", s)
+}
+
+// MarshalText spells p as String does.
+func (p Precision) MarshalText() ([]byte, error) {
+	if p != F64 && p != F32 {
+		return nil, fmt.Errorf("gnn: invalid precision %d", int(p))
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText reads p as ParsePrecision does.
+func (p *Precision) UnmarshalText(b []byte) error {
+	v, err := ParsePrecision(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
+// backbone32 is the float32 version of a model's GCN layers (Config.Precision
+// F32). It computes what Model's layers compute, with the layers'
+// parameters, and keeps its own float32 buffers.
+type backbone32 struct {
+	act32
+
+	// Caches of the last input, rebuilt when it changes.
+	prop      *Propagator
+	propTerms terms32 // A_hat by rows, on matrices of Hidden columns
+	xs        *CSR
+	xd        *mat.Dense
+	x32       []float32 // dense features in float32
+	xRows     terms32   // sparse features by rows, on the first weight
+	xCols     terms32   // sparse features by columns, on dL/d(X W)
+
+	train bool // the last forward's mode
+}
+
+// act32 is backbone32's activation memory, which a Scratch lends.
+type act32 struct {
+	layers []layer32
+	h64    buffer // the embeddings H in float64
+	dh32   []float32
+}
+
+// layer32 holds one float32 layer's buffers.
+type layer32 struct {
+	weff    []float32 // W . M (pruned in evaluation), In x Out
+	x       []float32 // the dense input (nil for sparse features)
+	relu    []float32 // relu(A_hat X W + b)
+	out     []float32 // the next layer's input: dropped, or relu itself
+	dropped []float32 // dropout(relu)
+	scale   []float32 // dropout's 0 or 1/(1-P)
+	drop    bool      // dropout was active in the last forward
+	terms   terms32
+	d       []float32 // gradient at the layer's output before the ReLU
+	dxw     []float32
+	dweff   []float32
+	dx      []float32
+	drow    []float64
+	bias    []float32 // the bias in float32
+	trans   transB32
+	pattern bool // the input gradient only where the input is non-zero
+}
+
+// useInput caches the float32 forms of in's propagator and features.
+func (b *backbone32) useInput(in Input, hidden, first int) {
+	if in.Prop != b.prop {
+		b.prop = in.Prop
+		b.propTerms.csrTerms(&in.Prop.a, hidden)
+	}
+	if in.X.Sparse != nil && in.X.Sparse != b.xs {
+		b.xs, b.xd, b.x32 = in.X.Sparse, nil, nil
+		b.xRows.csrTerms(in.X.Sparse, first)
+		b.xCols.csrColumnTerms(in.X.Sparse, first)
+	}
+	if in.X.Dense != nil && in.X.Dense != b.xd {
+		b.xs, b.xd = nil, in.X.Dense
+		b.x32 = denseToF32(b.x32, in.X.Dense)
+	}
+}
+
+// forward runs m's GCN layers in float32 on in and returns H in float64.
+func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*mat.Dense, error) {
+	if in.Expand != nil {
+		return nil, errors.New("gnn: float32 layers do not support FedGNN's expansion; use precision f64")
+	}
+	n, _ := in.X.Dims()
+	d := m.cfg.Hidden
+	if len(b.layers) != len(m.layers) {
+		b.layers = make([]layer32, len(m.layers))
+	}
+	b.useInput(in, d, d)
+	b.train = train
+	var x []float32 // nil: the sparse or dense features
+	for i := range m.layers {
+		l, ll := &b.layers[i], m.layers[i].conv
+		l.pattern = i > 0
+		l.effective(ll, !train)
+		xw := grow32(l.dxw, n*d) // X W, overwritten by backward's A_hat d
+		l.dxw = xw
+		switch {
+		case x != nil:
+			l.x = x
+			l.terms.denseTerms(x, n, ll.In, d)
+			l.terms.sum(xw, d, l.weff)
+		case b.xs != nil:
+			l.x = nil
+			b.xRows.sum(xw, d, l.weff)
+		default:
+			l.x = b.x32
+			l.terms.denseTerms(b.x32, n, ll.In, d)
+			l.terms.sum(xw, d, l.weff)
+		}
+		l.relu = grow32(l.relu, n*d)
+		b.propTerms.sum(l.relu, d, xw)
+		l.bias = grow32(l.bias, d)
+		vec.To32(l.bias, ll.Bias.Value)
+		for r := 0; r < n; r++ {
+			vec.BiasReLU32(l.relu[r*d:(r+1)*d], l.bias) // max(v + b, 0)
+		}
+		drop := &m.layers[i].drop
+		if train && drop.P > 0 {
+			drop.draw(n*d, rng)
+			l.drop = true
+			l.scale = grow32(l.scale, n*d)
+			toF32(l.scale, drop.scale)
+			l.dropped = grow32(l.dropped, n*d)
+			vec.Mul32(l.dropped, l.relu, l.scale)
+			l.out = l.dropped
+		} else {
+			l.drop = false
+			l.out = l.relu
+		}
+		x = l.out
+	}
+	h := b.h64.get(n, d)
+	denseFromF32(h, x)
+	return h, nil
+}
+
+// effective sets l.weff to the float32 rounding of the float64 W . M
+// (pruned when pruned is set), or of W for a plain layer.
+func (l *layer32) effective(g *GCN, pruned bool) {
+	l.weff = grow32(l.weff, g.In*g.Out)
+	switch {
+	case g.Mask == nil:
+		vec.To32(l.weff, g.Weight.Value)
+	case pruned:
+		vec.MulPrunedTo32(l.weff, g.Weight.Value, g.Mask.Value, MaskThreshold)
+	default:
+		vec.MulTo32(l.weff, g.Weight.Value, g.Mask.Value)
+	}
+}
+
+// backward takes dL/dH (float64) of the last forward and adds the
+// gradients of the layers' parameters to their Grad.
+func (b *backbone32) backward(m *Model, dh *mat.Dense) {
+	n, d := dh.Dims()
+	b.dh32 = denseToF32(b.dh32, dh)
+	g := b.dh32
+	for i := len(m.layers) - 1; i >= 0; i-- {
+		l, ll := &b.layers[i], m.layers[i].conv
+		l.d = grow32(l.d, n*d)
+		var scale []float32
+		if l.drop {
+			scale = l.scale[:n*d]
+		}
+		vec.ReLUBack32(l.d, g[:n*d], l.relu[:n*d], scale)
+		for r := 0; r < n; r++ {
+			vec.AddFrom32(ll.Bias.Grad, l.d[r*d:(r+1)*d]) // column sums, row after row
+		}
+		b.propTerms.sum(l.dxw, d, l.d) // A_hat is symmetric
+		l.dweff = grow32(l.dweff, ll.In*d)
+		cols := &b.xCols
+		if l.x != nil {
+			l.terms.denseColumnTerms(l.x, n, ll.In, d)
+			cols = &l.terms
+		}
+		cols.sum(l.dweff, d, l.dxw)
+		l.addGrads(ll, cols.n, !b.train)
+		if i == 0 {
+			break
+		}
+		l.dx = grow32(l.dx, n*ll.In)
+		var pattern []float32
+		if l.pattern {
+			pattern = l.x
+		}
+		l.trans.mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, pattern)
+		g = l.dx
+	}
+}
+
+// addGrads adds the float32 dL/d(W . M) in l.dweff to the weight and
+// mask gradients of g, skipping the rows with no term (zero rows).
+func (l *layer32) addGrads(g *GCN, count []int, pruned bool) {
+	c := g.Out
+	for r, k := range count {
+		if k == 0 {
+			continue
+		}
+		lo, hi := r*c, (r+1)*c
+		d := l.dweff[lo:hi]
+		switch {
+		case g.Mask == nil:
+			vec.AddFrom32(g.Weight.Grad[lo:hi], d)
+		case pruned:
+			l.drow = grow(l.drow, c)
+			for j, v := range d {
+				l.drow[j] = float64(v)
+			}
+			maskGradRow(g.Weight.Grad[lo:hi], g.Mask.Grad[lo:hi], l.drow, g.Weight.Value[lo:hi], g.Mask.Value[lo:hi], true)
+		default:
+			vec.MaskGradFrom32(g.Weight.Grad[lo:hi], g.Mask.Grad[lo:hi], d, g.Weight.Value[lo:hi], g.Mask.Value[lo:hi])
+		}
+	}
+}
+
+// release drops the activations and keeps the caches of the input.
+func (b *backbone32) release() {
+	b.act32 = act32{}
+}

@@ -1,0 +1,282 @@
+package gnn
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/fedaux/fedaux/internal/fdcheck"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The float32 layers are checked two ways: against central differences
+// of their own (float32) loss, with a step and a tolerance fit for
+// float32 (fd32Step, fd32Tol: a step that keeps the pruned mask entries,
+// within 5e-5 of zero, below MaskThreshold, on a loss that float32
+// resolves to ~1e-7; the largest error seen is 4.5e-4); and against the
+// float64 model's gradients (themselves checked against finite
+// differences to 1e-6 in TestModelGradients) on the same parameters,
+// inputs and dropout masks, to a relative error of f32Tol per tensor
+// (the largest seen is 2.2e-7).
+const (
+	fd32Step = 2e-4
+	fd32Tol  = 2e-3
+	f32Tol   = 1e-5
+)
+
+var f32Cases = []struct {
+	name  string
+	cfg   Config
+	train bool
+}{
+	{"fedaux/cosine", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, true},
+	{"fedaux/maxnorm/eval", Config{Masked: true, Kernel: true, Score: MaxNorm, Sigma: 1, Dropout: 0.5}, false},
+	{"fedaux/3layers", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 0.5, Dropout: 0.5, Layers: 3}, true},
+	{"maskedgcn", Config{Masked: true, Dropout: 0.5}, true},
+	{"gcn", Config{Dropout: 0.5}, true},
+	{"gcn/eval/1layer", Config{Dropout: 0.5, Layers: 1}, false},
+}
+
+func TestF32Gradients(t *testing.T) {
+	const n, f, d, classes = 12, 8, 5, 3
+	for _, tc := range f32Cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.InFeatures, cfg.Hidden, cfg.Classes, cfg.Precision = f, d, classes, F32
+			rng := rand.New(rand.NewPCG(31, 32))
+			c := newTestClient(rng, n, f, classes)
+			m, err := NewModel(cfg, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range m.Params() {
+				if p.Personal {
+					perturbMask(rng, p)
+				}
+			}
+			dl := mat.NewDense(n, classes, nil)
+			loss := func() float64 {
+				logits, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(7, 7)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return SoftmaxCrossEntropy(logits, c.labels, c.train, dl)
+			}
+			loss()
+			m.ZeroGrad()
+			m.Backward(dl)
+			for _, p := range m.Params() {
+				if p.Name == "apv" {
+					continue // the head is float64, checked in TestModelGradients
+				}
+				analytic := slices.Clone(p.Grad)
+				numeric := fdcheck.Grad(loss, p.Value, fd32Step)
+				e := fdcheck.RelErr(analytic, numeric)
+				t.Logf("%s: relative error %.2g", p.Name, e)
+				if !(e <= fd32Tol) {
+					t.Errorf("%s: relative error %.3g > %g\nanalytic %.6g\nnumeric  %.6g", p.Name, e, fd32Tol, analytic, numeric)
+				}
+			}
+		})
+	}
+}
+
+// f32Client is a client of Cora's proportions at a smaller size.
+func f32Client(rng *rand.Rand, dense bool) testClient {
+	const n, f, classes = 150, 300, 7
+	prop, err := NewPropagator(randGraph(rng, n, 0.03))
+	if err != nil {
+		panic(err)
+	}
+	x := Features{Sparse: randSparse(rng, n, f, 12)}
+	if dense {
+		x = Features{Dense: randDense(rng, n, f, 0.3)}
+	}
+	c := testClient{in: Input{Prop: prop, X: x}, labels: make([]int, n)}
+	for i := range c.labels {
+		c.labels[i] = rng.IntN(classes)
+		if i%2 == 0 {
+			c.train = append(c.train, i)
+		}
+	}
+	return c
+}
+
+// TestF32MatchesF64 runs a float64 and a float32 model with the same
+// parameters on the same input and dropout stream, and compares their
+// logits and every gradient.
+func TestF32MatchesF64(t *testing.T) {
+	for _, tc := range f32Cases {
+		for _, dense := range []bool{false, true} {
+			name := tc.name
+			if dense {
+				name += "/dense"
+			}
+			t.Run(name, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(41, 42))
+				c := f32Client(rng, dense)
+				cfg := tc.cfg
+				cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
+				m64, err := NewModel(cfg, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range m64.Params() {
+					if p.Personal {
+						perturbMask(rng, p)
+					}
+				}
+				cfg.Precision = F32
+				m32, err := NewModel(cfg, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m32.CopyFrom(m64); err != nil {
+					t.Fatal(err)
+				}
+				var grads [2][][]float64
+				var logits [2][]float64
+				for k, m := range []*Model{m64, m32} {
+					out, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(5, 6)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					logits[k] = copyData(out)
+					dl := mat.NewDense(len(c.labels), 7, nil)
+					SoftmaxCrossEntropy(out, c.labels, c.train, dl)
+					m.ZeroGrad()
+					m.Backward(dl)
+					for _, p := range m.Params() {
+						grads[k] = append(grads[k], slices.Clone(p.Grad))
+					}
+				}
+				if e := fdcheck.RelErr(logits[1], logits[0]); !(e <= f32Tol) || slices.Equal(logits[0], logits[1]) {
+					t.Errorf("logits: relative error %.3g, want in (0, %g]", e, f32Tol)
+				}
+				for i, p := range m64.Params() {
+					e := fdcheck.RelErr(grads[1][i], grads[0][i])
+					t.Logf("%s: relative error %.2g", p.Name, e)
+					if !(e <= f32Tol) {
+						t.Errorf("%s: relative error %.3g > %g", p.Name, e, f32Tol)
+					}
+					if norm(grads[0][i]) == 0 {
+						t.Errorf("%s: zero gradient, the comparison proves nothing", p.Name)
+					}
+				}
+			})
+		}
+	}
+}
+
+func norm(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+// TestF32Deterministic checks that two float32 models give the same
+// bits for the same seed, and that Release keeps them.
+func TestF32Deterministic(t *testing.T) {
+	cfg := Config{InFeatures: 300, Hidden: 32, Classes: 7, Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}
+	var out [2][]float64
+	for k := range out {
+		rng := rand.New(rand.NewPCG(9, 9))
+		c := f32Client(rng, false)
+		m, err := NewModel(cfg, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := NewAdam(m.Params(), 0.01, 5e-4)
+		for step := range 3 {
+			if k == 1 && step == 1 {
+				m.Release()
+			}
+			logits, err := m.Forward(c.in, true, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dl := mat.NewDense(len(c.labels), 7, nil)
+			SoftmaxCrossEntropy(logits, c.labels, c.train, dl)
+			m.ZeroGrad()
+			m.Backward(dl)
+			opt.Step()
+		}
+		logits, err := m.Forward(c.in, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = copyData(logits)
+	}
+	if !slices.Equal(out[0], out[1]) {
+		t.Fatal("two float32 runs of one seed differ")
+	}
+}
+
+func TestF32Refusals(t *testing.T) {
+	if _, err := NewModel(Config{InFeatures: 3, Hidden: 2, Classes: 2, Precision: 7}, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("precision 7 accepted")
+	}
+}
+
+// TestF32Adam checks that Adam updates the float32 layers' parameters in
+// float32 (their values are float32 after a step; the head's stay
+// float64), and that its state survives State and SetState.
+func TestF32Adam(t *testing.T) {
+	cfg := Config{InFeatures: 300, Hidden: 32, Classes: 7, Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}
+	rng := rand.New(rand.NewPCG(3, 3))
+	c := f32Client(rng, false)
+	m, err := NewModel(cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := NewAdam(m.Params(), 0.01, 5e-4)
+	step := func(m *Model, opt *Adam, rng *rand.Rand) {
+		logits, err := m.Forward(c.in, true, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl := mat.NewDense(len(c.labels), 7, nil)
+		SoftmaxCrossEntropy(logits, c.labels, c.train, dl)
+		m.ZeroGrad()
+		m.Backward(dl)
+		opt.Step()
+	}
+	step(m, opt, rng)
+	wide := 0
+	for _, p := range m.Params() {
+		for _, v := range p.Value {
+			if float64(float32(v)) != v {
+				if p.f32 {
+					t.Fatalf("%s holds %v, not a float32, after a float32 step", p.Name, v)
+				}
+				wide++
+			}
+		}
+	}
+	if wide == 0 {
+		t.Error("no head parameter holds a float64 value: the head was not updated in float64")
+	}
+	// A copy of the model and of the optimiser's state continues alike.
+	m2, err := NewModel(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.CopyFrom(m); err != nil {
+		t.Fatal(err)
+	}
+	opt2 := NewAdam(m2.Params(), 0.01, 5e-4)
+	if err := opt2.SetState(opt.State()); err != nil {
+		t.Fatal(err)
+	}
+	seed := rng.Uint64()
+	step(m, opt, rand.New(rand.NewPCG(seed, 0)))
+	step(m2, opt2, rand.New(rand.NewPCG(seed, 0)))
+	for i, p := range m.Params() {
+		if !slices.Equal(p.Value, m2.Params()[i].Value) {
+			t.Fatalf("%s differs after restoring the optimiser's state", p.Name)
+		}
+	}
+}

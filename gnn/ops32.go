@@ -1,0 +1,201 @@
+package gnn
+
+import (
+	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The float32 products of the backbone (backbone32.go). Matrices are
+// row-major []float32 with as many columns as their stride. Every
+// product is a sum of scaled rows (vec.RowSums32) or a dot product
+// (vec.Dot32), so that, as in float64, a result depends only on its
+// inputs, never on how rows are split among goroutines.
+
+// terms32 is a product's list of terms, one count per row of the result.
+type terms32 struct {
+	t   []vec.Term32
+	n   []int
+	pos []int // denseColumnTerms' cursors
+}
+
+func (b *terms32) reset(rows int) {
+	b.t = b.t[:0]
+	if cap(b.n) < rows {
+		b.n = make([]int, rows)
+	}
+	b.n = b.n[:rows]
+	clear(b.n)
+}
+
+// csrTerms sets b to the rows of c as terms on a matrix of stride
+// columns: row i sums c_ij times row j, in the order of the entries.
+func (b *terms32) csrTerms(c *CSR, stride int) {
+	b.reset(c.Rows)
+	for i := 0; i < c.Rows; i++ {
+		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
+			b.t = append(b.t, vec.Term32{Off: c.Indices[k] * stride, A: float32(c.Values[k])})
+		}
+		b.n[i] = c.Indptr[i+1] - c.Indptr[i]
+	}
+}
+
+// csrColumnTerms sets b to the columns of c as terms on a matrix of
+// stride columns: row j (a column of c) sums c_ij times row i, in the
+// order of i.
+func (b *terms32) csrColumnTerms(c *CSR, stride int) {
+	b.reset(c.Cols)
+	for _, j := range c.Indices {
+		b.n[j]++
+	}
+	pos := make([]int, c.Cols+1)
+	for j, k := range b.n {
+		pos[j+1] = pos[j] + k
+	}
+	b.t = append(b.t[:0], make([]vec.Term32, len(c.Indices))...)
+	for i := 0; i < c.Rows; i++ {
+		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
+			j := c.Indices[k]
+			b.t[pos[j]] = vec.Term32{Off: i * stride, A: float32(c.Values[k])}
+			pos[j]++
+		}
+	}
+}
+
+// denseTerms sets b to the non-zero entries of x (rows x cols) by rows,
+// as terms on a matrix of stride columns. It writes every entry and
+// advances past the non-zero ones, without a branch on the data.
+func (b *terms32) denseTerms(x []float32, rows, cols, stride int) {
+	b.reset(rows)
+	k := 0
+	for i := 0; i < rows; i++ {
+		if cap(b.t) < k+cols {
+			b.t = append(b.t[:k], make([]vec.Term32, k+cols)...)[:k]
+		}
+		t := b.t[:k+cols]
+		start := k
+		for j, v := range x[i*cols : (i+1)*cols] {
+			t[k] = vec.Term32{Off: j * stride, A: v}
+			k += b2i(v != 0)
+		}
+		b.n[i] = k - start
+	}
+	b.t = b.t[:k]
+}
+
+// denseColumnTerms sets b to the non-zero entries of x (rows x cols) by
+// columns, in the order of the rows, as terms on a matrix of stride
+// columns, without a branch on the data (a zero entry is written to a
+// spare last slot).
+func (b *terms32) denseColumnTerms(x []float32, rows, cols, stride int) {
+	b.reset(cols)
+	for i := 0; i < rows; i++ {
+		for j, v := range x[i*cols : (i+1)*cols] {
+			b.n[j] += b2i(v != 0)
+		}
+	}
+	if cap(b.pos) < cols+1 {
+		b.pos = make([]int, cols+1)
+	}
+	pos := b.pos[:cols+1]
+	pos[0] = 0
+	for j, k := range b.n {
+		pos[j+1] = pos[j] + k
+	}
+	total := pos[cols]
+	if cap(b.t) < total+1 {
+		b.t = make([]vec.Term32, total+1)
+	}
+	t := b.t[:total+1]
+	for i := 0; i < rows; i++ {
+		for j, v := range x[i*cols : (i+1)*cols] {
+			nz := b2i(v != 0)
+			t[total+(pos[j]-total)*nz] = vec.Term32{Off: i * stride, A: v}
+			pos[j] += nz
+		}
+	}
+	b.t = t[:total]
+}
+
+// sum sets dst (one row of cols per count of b) to the sums of b's terms
+// on src.
+func (b *terms32) sum(dst []float32, cols int, src []float32) {
+	vec.RowSums32(dst, cols, cols, src, b.t, b.n, true)
+}
+
+// transB32 holds mulTransB32's buffers.
+type transB32 struct {
+	idx []int
+	ys  [][]float32
+	out []float32
+}
+
+// mulTransB32 sets dst (n x k) to p w^T (p n x m, w k x m), computing
+// only the entries where pattern (n x k) is non-zero when it is not nil
+// and setting the others to +0. Each entry is vec.Dot32 of a row of p and
+// a row of w; the kept entries of a row are computed together
+// (vec.DotN32).
+func (b *transB32) mulTransB32(dst, p, w []float32, n, m, k int, pattern []float32) {
+	if cap(b.idx) < k {
+		b.idx, b.ys, b.out = make([]int, k), make([][]float32, k), make([]float32, k)
+	}
+	idx, ys, out := b.idx[:k], b.ys[:k], b.out[:k]
+	for i := 0; i < n; i++ {
+		q := 0
+		for j := range k {
+			idx[q] = j
+			if pattern == nil {
+				q++
+			} else {
+				q += b2i(pattern[i*k+j] != 0)
+			}
+		}
+		for t, j := range idx[:q] {
+			ys[t] = w[j*m : (j+1)*m]
+		}
+		vec.DotN32(out[:q], p[i*m:(i+1)*m], ys[:q])
+		row := dst[i*k : (i+1)*k]
+		clear(row)
+		for t, j := range idx[:q] {
+			row[j] = out[t]
+		}
+	}
+}
+
+// grow32 returns s with length n, reallocated if too short.
+func grow32(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// toF32 sets dst to the float32 roundings of src.
+func toF32(dst []float32, src []float64) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = float32(v)
+	}
+}
+
+// denseToF32 returns the rows of m, rounded to float32, in dst.
+func denseToF32(dst []float32, m *mat.Dense) []float32 {
+	r, c := m.Dims()
+	dst = grow32(dst, r*c)
+	raw := m.RawMatrix()
+	for i := 0; i < r; i++ {
+		toF32(dst[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+	}
+	return dst
+}
+
+// denseFromF32 sets m (r x c) to x.
+func denseFromF32(m *mat.Dense, x []float32) {
+	r, c := m.Dims()
+	raw := m.RawMatrix()
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j, v := range x[i*c : (i+1)*c] {
+			row[j] = float64(v)
+		}
+	}
+}
