@@ -208,19 +208,27 @@ func (e *Engine) Fork(log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: fork: %w", err)
 	}
-	if err := f.SetFaults(e.faults); err != nil {
+	if err := e.passOn(f); err != nil {
 		return nil, fmt.Errorf("sim: fork: %w", err)
+	}
+	return f, nil
+}
+
+// passOn gives a fork f of e what a checkpoint does not carry: e's
+// simulated faults, the signatures it computes, and its rollback, with
+// f's own state as the first to roll back to.
+func (e *Engine) passOn(f *Engine) error {
+	if err := f.SetFaults(e.faults); err != nil {
+		return err
 	}
 	e.wantMu.Lock()
 	f.want = e.want
 	e.wantMu.Unlock()
-	if e.rollback {
-		if err := f.SetRollback(true); err != nil {
-			return nil, err
-		}
-		if err := f.keepNow(); err != nil {
-			return nil, fmt.Errorf("sim: fork: %w", err)
-		}
+	if !e.rollback {
+		return nil
 	}
-	return f, nil
+	if err := f.SetRollback(true); err != nil {
+		return err
+	}
+	return f.keepNow()
 }

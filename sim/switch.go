@@ -157,19 +157,8 @@ func (e *Engine) ForkAs(log *RunLog, a Algorithm) (*Engine, error) {
 		}
 		f.log = log
 	}
-	if err := f.SetFaults(e.faults); err != nil {
-		return nil, fmt.Errorf("sim: fork: %w", err)
-	}
-	e.wantMu.Lock()
-	f.want = e.want
-	e.wantMu.Unlock()
-	if e.rollback {
-		if err := f.SetRollback(true); err != nil {
-			return nil, err
-		}
-		if err := f.keepNow(); err != nil {
-			return nil, fmt.Errorf("sim: fork as %s: %w", a, err)
-		}
+	if err := e.passOn(f); err != nil {
+		return nil, fmt.Errorf("sim: fork as %s: %w", a, err)
 	}
 	return f, nil
 }
