@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// datasetCounts holds the counts of ../shared/data/README.md.
+// datasetCounts holds each dataset's published counts.
 var datasetCounts = []struct {
 	file                              string
 	nodes, edges, classes, feats, nnz int

@@ -10,8 +10,8 @@ import (
 	"github.com/fedaux/fedaux/internal/datadir"
 )
 
-// clientCounts are the per-client numbers of the cora_fedaux10.npz table
-// in ../shared/data/README.md.
+// clientCounts are the per-client numbers of the reference partition
+// cora_fedaux10.npz, as it was published with the FedAux reference code.
 type clientCounts struct {
 	nodes, dirEdges, train, val, test int
 	labels                            map[int]int

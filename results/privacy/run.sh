@@ -1,5 +1,5 @@
 #!/bin/sh
-# The membership inference attack of spec section 12 on Cora-10 (the
+# The membership inference attack of docs/method.md#membership-inference on Cora-10 (the
 # reference METIS partition): FedAux, FedAvg, FED-PUB, FedGNN, FedGTA,
 # seeds 0-4; resumable: run it again and it goes on from results.jsonl here.
 # From the repository root: sh results/privacy/run.sh

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Ablation of FedGTA+APV's accept set (spec section 12, transferability):
+# Ablation of FedGTA+APV's accept set (docs/method.md#apv-transferability):
 # S_k from the APV cosine (-gta_accept apv) instead of FedGTA's moment
 # cosine, Cora-10 and CiteSeer-10, seeds 42..44. The plain FedGTA rows are
 # Table 1's runs and the other +APV row the transfer table's, copied by

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The APV's transferability (spec section 12): FED-PUB, FedGTA and
+# The APV's transferability (docs/method.md#apv-transferability): FED-PUB, FedGTA and
 # FedSage+ beside their +APV variants, 10 clients, seeds 42..44, on the
 # reference METIS partitions (fedaux table -table transfer: Cora, CiteSeer,
 # PubMed when its file is in the data directory, Amazon-Computer).
