@@ -52,22 +52,51 @@ func NewEngine(p *Preset, env Env, cfg sim.Config, log *sim.RunLog) (*sim.Engine
 	if err != nil {
 		return nil, nil, fmt.Errorf("preset %s: %w", p.Name, err)
 	}
-	if err := log.Write(Header(p, sc, e, time.Now())); err != nil {
-		return nil, nil, err
+	if log != nil {
+		if err := log.Write(Header(p, sc, e, time.Now())); err != nil {
+			return nil, nil, err
+		}
 	}
 	return e, sc, nil
 }
 
 // Header returns the run line of an engine on preset p: the engine's
 // settings with the version, the preset, and the scenario's partition,
-// data files and extras (when sc is not nil), started at t. The run line
-// of a scenario that is not a preset as shipped also holds the scenario's
-// file text ("scenario") and path ("scenario_file").
+// data files and facts (when sc is not nil; see Scenario.Facts, computed
+// on the first call for a scenario), started at t. Facts that cannot be
+// computed are named in the line ("noniid_error") rather than stop the
+// run. The run line of a scenario that is not a preset as shipped also
+// holds the scenario's file text ("scenario") and path ("scenario_file").
 func Header(p *Preset, sc *Scenario, e *sim.Engine, t time.Time) sim.RunHeader {
+	h := BriefHeader(p, sc, e, t)
+	if sc == nil {
+		return h
+	}
+	f, err := sc.Facts()
+	if err != nil {
+		f = map[string]any{"noniid_error": err.Error()}
+	}
+	if len(f) == 0 {
+		return h
+	}
+	extra := make(map[string]any, len(h.Extra)+len(f))
+	for k, v := range h.Extra {
+		extra[k] = v
+	}
+	for k, v := range f {
+		extra[k] = v
+	}
+	h.Extra = extra
+	return h
+}
+
+// BriefHeader is Header without the scenario's facts, for a run that
+// writes no log: it computes nothing.
+func BriefHeader(p *Preset, sc *Scenario, e *sim.Engine, t time.Time) sim.RunHeader {
 	h := e.Header()
 	h.Version, h.Preset = Version, p.Name
 	if sc != nil {
-		h.Partition, h.Data, h.Extra = sc.Partition, sc.Files, sc.Extra
+		h.Partition, h.Data = sc.Partition, sc.Files
 	}
 	if p.Fingerprint() != "" { // not a preset as shipped: log the scenario itself
 		extra := map[string]any{"scenario": p.Spec.Render(), "scenario_file": p.File}

@@ -1,6 +1,8 @@
 package presets
 
 import (
+	"sync"
+
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -24,13 +26,36 @@ func NonIID(d *sim.Data) (*graphio.NonIIDStats, error) {
 	return graphio.NonIIDWith(d.Clients, d.NumClasses, opt)
 }
 
-// nonIIDExtra is the non-IID summary for the run log's run line.
-func nonIIDExtra(d *sim.Data) (map[string]any, error) {
-	st, err := NonIID(d)
-	if err != nil {
-		return nil, err
+// facts are a scenario's facts for the run log, its non-IID statistics,
+// computed once, on first use: on a large graph the MMD term's pairwise
+// distances take seconds, and a run that writes no log never needs them.
+type facts struct {
+	once sync.Once
+	data *sim.Data
+	m    map[string]any
+	err  error
+}
+
+func newFacts(d *sim.Data) *facts { return &facts{data: d} }
+
+// Facts returns the scenario's facts for the run log (its non-IID
+// statistics: docs/method.md#non-iid-degree), computing them on the
+// first call; later calls, from any goroutine, return the same map,
+// which the caller must not change. A scenario built by hand has none.
+func (sc *Scenario) Facts() (map[string]any, error) {
+	f := sc.facts
+	if f == nil {
+		return nil, nil
 	}
-	return map[string]any{"noniid": map[string]any{
-		"jsd": st.JSD, "mmd": st.MMD, "xi": st.Xi, "bandwidth": st.Bandwidth, "mmd_nodes": st.Nodes,
-	}}, nil
+	f.once.Do(func() {
+		st, err := NonIID(f.data)
+		if err != nil {
+			f.err = err
+			return
+		}
+		f.m = map[string]any{"noniid": map[string]any{
+			"jsd": st.JSD, "mmd": st.MMD, "xi": st.Xi, "bandwidth": st.Bandwidth, "mmd_nodes": st.Nodes,
+		}}
+	})
+	return f.m, f.err
 }

@@ -26,8 +26,9 @@ type Scenario struct {
 	Files []sim.DataFile
 	// Partition says how clients were formed ("ref <file>", "sbm blocks", ...).
 	Partition string
-	// Extra holds scenario facts for the run log.
-	Extra map[string]any
+	// facts, when not nil, computes the scenario's facts for the run log
+	// on first use (see Facts).
+	facts *facts
 }
 
 // Preset is a named scenario: one of the scenario files embedded in the
@@ -186,6 +187,6 @@ func buildSBM(cfg graphio.SBMConfig, seed uint64, trainFr, testFr float64) (*Sce
 		},
 		Partition: "sbm blocks",
 	}
-	sc.Extra, err = nonIIDExtra(sc.Data)
-	return sc, err
+	sc.facts = newFacts(sc.Data)
+	return sc, nil
 }

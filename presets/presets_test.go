@@ -61,7 +61,11 @@ func TestCoraRefMatchesFixture(t *testing.T) {
 	if sc.Data.NumClasses != 7 || sc.Data.NumFeatures != 1433 {
 		t.Errorf("classes %d features %d", sc.Data.NumClasses, sc.Data.NumFeatures)
 	}
-	if xi := sc.Extra["noniid"].(map[string]any)["xi"].(float64); !(xi > 0 && xi < 1) {
+	f, err := sc.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if xi := f["noniid"].(map[string]any)["xi"].(float64); !(xi > 0 && xi < 1) {
 		t.Errorf("xi = %v", xi)
 	}
 }

@@ -321,9 +321,7 @@ func (s *Spec) buildData(env Env, seed uint64) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sc.Extra, err = nonIIDExtra(sc.Data); err != nil {
-		return nil, err
-	}
+	sc.facts = newFacts(sc.Data)
 	cache[key] = sc
 	return sc, nil
 }

@@ -372,7 +372,12 @@ func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration,
 	if err := e.SetFaults(sim.Faults{Dropout: c.Dropout}); err != nil {
 		return nil, nil, 0, err
 	}
-	h := presets.Header(c.Scenario, sc, e, time.Now())
+	// The scenario's facts (seconds on a large graph) only for a run
+	// that writes a log.
+	h := presets.BriefHeader(c.Scenario, sc, e, time.Now())
+	if r.Log != nil {
+		h = presets.Header(c.Scenario, sc, e, time.Now())
+	}
 	hb, err := json.Marshal(h)
 	if err != nil {
 		return nil, nil, 0, err
