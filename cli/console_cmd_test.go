@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/tui"
@@ -67,6 +68,9 @@ func pressKeys(t *testing.T, m *tui.Model, keys string) {
 	t.Helper()
 	for _, r := range keys {
 		k := tea.KeyPressMsg{Code: r, Text: string(r)}
+		if r == '\r' {
+			k = tea.KeyPressMsg{Code: tea.KeyEnter}
+		}
 		driveConsole(t, m, func() tea.Msg { return k })
 	}
 }
@@ -91,6 +95,72 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestReplayLiveSetting steers a method's live setting in the console
+// (FedProx's mu, two local epochs so that it matters: 0.01 → 0.5 before
+// round 3, → 0 before round 5, six rounds) and replays the log headless:
+// every round line's metrics of the replay equal the console's, and they
+// differ from an unsteered run's after the change (the metrics of round 3
+// may not: its loss is taken before the second epoch's step).
+func TestReplayLiveSetting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers, cfg.Hidden, cfg.Epochs, cfg.Algo = 7, 2, 16, 2, methods.FedProx
+	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pressKeys(t, m, "nn")
+	pressKeys(t, m, "o0.5\r")
+	pressKeys(t, m, "nn")
+	pressKeys(t, m, "o0\r")
+	pressKeys(t, m, "nn")
+	if !m.Steered() || m.Round() != 6 {
+		t.Fatalf("session: steered %v, %d rounds", m.Steered(), m.Round())
+	}
+	m.Close()
+	log.Close()
+
+	replayLog := filepath.Join(dir, "replay.jsonl")
+	out := runOK(t, "-replay", path, "-log", replayLog, "-workers", "1")
+	if !strings.Contains(out, "replayed 6 rounds and 2 knob changes") {
+		t.Errorf("replay output:\n%s", out)
+	}
+	plainLog := filepath.Join(dir, "plain.jsonl")
+	runOK(t, "-preset", "sbm", "-seed", "7", "-hidden", "16", "-epochs", "2", "-algo", "fedprox", "-rounds", "6", "-log", plainLog, "-workers", "1")
+	got, want, unsteered := roundLines(t, replayLog), roundLines(t, path), roundLines(t, plainLog)
+	if len(got) != 6 || len(want) != 6 || len(unsteered) != 6 {
+		t.Fatalf("%d replayed round lines, %d logged, %d unsteered, want 6 each", len(got), len(want), len(unsteered))
+	}
+	differ := 0
+	for i := range want {
+		a, _ := json.Marshal(got[i]["clients"])
+		b, _ := json.Marshal(want[i]["clients"])
+		c, _ := json.Marshal(unsteered[i]["clients"])
+		if string(a) != string(b) {
+			t.Errorf("round %d: the replay's clients differ from the console's:\n%s\n%s", i+1, a, b)
+		}
+		if i < 2 && string(b) != string(c) {
+			t.Errorf("round %d, before any change: steered and unsteered clients differ", i+1)
+		}
+		if i >= 2 && string(b) != string(c) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("mu changed from round 3 on, yet rounds 3 to 6 equal the unsteered run's")
+	}
 }
 
 // TestReplaySteeredSession steers a console session (alpha and sigma

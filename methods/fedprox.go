@@ -16,7 +16,7 @@ func init() {
 	sim.Register(sim.Method{
 		Name: FedProx, Display: "FedProx",
 		Describe: "FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
-		Settings: []sim.Setting{{Key: "mu", Type: sim.Float, Default: defaultMu, Check: sim.NonNegative,
+		Settings: []sim.Setting{{Key: "mu", Type: sim.Float, Default: defaultMu, Check: sim.NonNegative, Live: true,
 			Doc: "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2"}},
 		New: func(c *sim.Config) (sim.Strategy, error) { return fedProx{mu: c.Options.Float("mu")}, nil },
 	})

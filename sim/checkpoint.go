@@ -360,12 +360,23 @@ func (e *Engine) restore(ck *Checkpoint) error {
 			return fmt.Errorf("absence stream: %w", err)
 		}
 	}
+	// The live settings are the run's with the changes made so far (a
+	// checkpoint from before live settings has no Knobs.Settings); the
+	// strategy is rebuilt with them before it takes its state.
+	knobs := ck.Knobs
+	knobs.Settings = liveSettings(e.cfg.Options, ck.Controls)
+	if e.liveChanged(knobs.Settings) {
+		e.knobs = knobs
+		if err := e.retune(); err != nil {
+			return err
+		}
+	}
 	if ss, ok := e.strategy.(Stateful); ok && ck.Strategy != nil {
 		if err := ss.UnmarshalState(ck.Strategy); err != nil {
 			return fmt.Errorf("strategy %s: %w", e.strategy.Name(), err)
 		}
 	}
-	e.knobs, e.controls, e.reports, e.meta = ck.Knobs, ck.Controls, ck.Reports, ck.Meta
+	e.knobs, e.controls, e.reports, e.meta = knobs, ck.Controls, ck.Reports, ck.Meta
 	for _, r := range e.reports {
 		r.buildMatrices()
 	}

@@ -154,7 +154,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b.Round() != 3 || b.Knobs() != knobs || len(b.KnobHistory()) != len(s.knobs)-boolInt(s.knobs[5] != 0) {
+			if b.Round() != 3 || !reflect.DeepEqual(b.Knobs(), knobs) || len(b.KnobHistory()) != len(s.knobs)-boolInt(s.knobs[5] != 0) {
 				t.Fatalf("resumed at round %d with knobs %+v, history %v", b.Round(), b.Knobs(), b.KnobHistory())
 			}
 			s.runTo(t, b, s.cfg.Rounds)

@@ -205,8 +205,8 @@ func fmtKnobLimit(v float64) string {
 	return s
 }
 
-// ValidateKnob checks a value of a live knob ("alpha", "sigma" or
-// "partners") for a federation of clients clients (0: any number); the
+// ValidateKnob checks a value of a live knob ("alpha", "sigma",
+// "partners" or a method's live setting, see KnobNames) for a federation of clients clients (0: any number); the
 // error is a *SettingError.
 func ValidateKnob(name Knob, v float64, clients int) error {
 	bad := func(want string) error { return &SettingError{string(name), fmtFloat(v), want} }
@@ -233,6 +233,9 @@ func ValidateKnob(name Knob, v float64, clients int) error {
 			return bad(fmt.Sprintf("<= %d, the number of clients", clients))
 		}
 	default:
+		if s := liveSetting(string(name)); s != nil {
+			return validateLive(s, v)
+		}
 		return &SettingError{string(name), fmtFloat(v), "a knob: " + joinOr(KnobNames())}
 	}
 	return nil

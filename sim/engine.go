@@ -153,7 +153,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners}, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
+	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners, Settings: cfg.Options}, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
 	if b, ok := st.(RunnerBuilder); ok { // clients of its own (FedSage+)
 		if e.runners, err = b.BuildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
@@ -229,23 +229,23 @@ func (e *Engine) Knobs() Knobs { return e.knobs }
 // Summary returns the best-validation summary of the rounds run so far.
 func (e *Engine) Summary() Summary { return Summarize(e.reports) }
 
-// SetKnob validates a knob value ("alpha", "sigma" or "partners"),
-// applies it from the next round on and logs the change as a control line.
+// SetKnob validates a knob value ("alpha", "sigma", "partners" or a
+// live setting of the run's method, see KnobNames), applies it from the
+// next round on and logs the change as a control line.
 func (e *Engine) SetKnob(name Knob, v float64) error {
 	if err := ValidateKnob(name, v, len(e.runners)); err != nil {
 		return err
 	}
-	var from float64
-	switch name {
-	case KnobAlpha:
-		from, e.knobs.Alpha = e.knobs.Alpha, v
-	case KnobSigma:
-		from, e.knobs.Sigma = e.knobs.Sigma, v
-	case KnobPartners:
-		from, e.knobs.Partners = e.knobs.Partners, v
+	live := liveSetting(string(name)) != nil
+	if live && !e.readsLive(name) {
+		return &SettingError{string(name), fmtFloat(v), fmt.Sprintf("a live setting of %s: %s", e.cfg.Algo, joinOr(liveKeys(e.cfg.Algo)))}
 	}
+	from := e.knobs.Value(name)
 	if from == v {
 		return nil
+	}
+	if err := e.setKnob(name, v); err != nil {
+		return fmt.Errorf("sim: %s: %w", name, err)
 	}
 	c := KnobChange{Round: e.Round() + 1, Name: name, From: from, To: v}
 	e.controls = append(e.controls, c)

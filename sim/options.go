@@ -68,6 +68,12 @@ type Setting struct {
 	// Normalize, when not nil, maps a parsed value to the one stored (as
 	// gta_moments stores 0, "the default", as the default itself).
 	Normalize func(v string) string
+	// Live, for an Int or Float setting, lets a user change it between
+	// rounds, like alpha and sigma: Engine.SetKnob under its key, the
+	// console's settings prompt, a run log's control lines (see
+	// KnobNames). The engine builds the method's Strategy again with New
+	// for the new value, so New must be all that reads it.
+	Live bool
 	// Since, when not "", is the value that runs had before the setting
 	// existed: Fingerprint leaves the setting out at this value, so that
 	// results stored before the setting was added are found again.
@@ -110,6 +116,9 @@ func (s *Setting) check() error {
 	if s.Type < Int || s.Type > Choice {
 		return fmt.Errorf("setting %s: no Type", s.Key)
 	}
+	if s.Live && s.Type != Int && s.Type != Float {
+		return fmt.Errorf("setting %s: a live %s; only int and float settings can be live", s.Key, s.Type)
+	}
 	if s.Type == Choice && len(s.Choices) == 0 {
 		return fmt.Errorf("setting %s: a Choice without Choices", s.Key)
 	}
@@ -130,7 +139,7 @@ func (s *Setting) check() error {
 
 // same reports whether two declarations of a key agree.
 func (s *Setting) same(t *Setting) bool {
-	return s.Key == t.Key && s.Type == t.Type && s.Default == t.Default && slices.Equal(s.Choices, t.Choices) && s.Since == t.Since
+	return s.Key == t.Key && s.Type == t.Type && s.Default == t.Default && slices.Equal(s.Choices, t.Choices) && s.Since == t.Since && s.Live == t.Live
 }
 
 // parse reads v as the setting's type and returns its canonical form

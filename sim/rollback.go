@@ -122,7 +122,9 @@ func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err erro
 	next := len(ck.Controls)
 	for r := ck.Round + 1; r <= good; r++ {
 		for ; next < len(controls) && controls[next].Round <= r; next++ {
-			e.setKnob(controls[next].Name, controls[next].To)
+			if err := e.setKnob(controls[next].Name, controls[next].To); err != nil {
+				return fail(fmt.Errorf("recomputing round %d: %w", r, err))
+			}
 		}
 		rep, err := e.Step(ctx)
 		if err != nil {
@@ -136,16 +138,20 @@ func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err erro
 	return good, good - ck.Round, nil
 }
 
-// setKnob sets a knob's value without validating or logging it.
-func (e *Engine) setKnob(name Knob, v float64) {
-	switch name {
-	case KnobAlpha:
-		e.knobs.Alpha = v
-	case KnobSigma:
-		e.knobs.Sigma = v
-	case KnobPartners:
-		e.knobs.Partners = v
+// setKnob sets a knob's value without validating or logging it; a live
+// method setting rebuilds the strategy (retune), and on error the knobs
+// stay as they were.
+func (e *Engine) setKnob(name Knob, v float64) error {
+	old := e.knobs
+	e.knobs = e.knobs.With(name, v)
+	if liveSetting(string(name)) == nil {
+		return nil
 	}
+	if err := e.retune(); err != nil {
+		e.knobs = old
+		return err
+	}
+	return nil
 }
 
 // sameRound returns "" when two reports of a round agree in what the
@@ -173,8 +179,9 @@ func sameRound(a, b *RoundReport) string {
 // name: alpha and auto alpha's partners only the algorithms that mix by
 // a temperature (see AlgorithmSettings), sigma only models with the
 // kernel head of Eq. 5 (not FedAux_hard's hard assignment, not the
-// baselines without an APV). A knob that is not read may still be set;
-// it changes nothing.
+// baselines without an APV), a live method setting only the method that
+// declares it. alpha, sigma and partners may be set when not read (they
+// change nothing); a live setting of another method may not.
 func (e *Engine) ReadsKnob(name Knob) bool {
 	switch name {
 	case KnobSigma:
@@ -182,7 +189,7 @@ func (e *Engine) ReadsKnob(name Knob) bool {
 	case KnobAlpha, KnobPartners:
 		return slices.Contains(AlgorithmSettings(e.cfg.Algo), string(name))
 	}
-	return false
+	return e.readsLive(name)
 }
 
 // Fork returns a second engine in this engine's state: the same

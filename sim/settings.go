@@ -181,7 +181,11 @@ func allSettings() []setting {
 
 // optionSetting is a method's setting as Config reads and writes it.
 func optionSetting(s *Setting, algos []Algorithm) setting {
-	return setting{key: s.Key, numeric: s.Type == Int || s.Type == Float, algos: algos, def: s.Since, doc: s.Doc,
+	doc := s.Doc
+	if s.Live {
+		doc += " (live: the console changes it between rounds)"
+	}
+	return setting{key: s.Key, numeric: s.Type == Int || s.Type == Float, algos: algos, def: s.Since, doc: doc,
 		get: func(c *Config) string { return c.Options.String(s.Key) },
 		set: func(c *Config, v string) error {
 			canon, err := s.parse(v)

@@ -14,6 +14,10 @@ type Knobs struct {
 	// the mixing weights' effective number of partners (exp of the row
 	// entropy) equals it ("-alpha auto").
 	Partners float64
+	// Settings are the method's own settings as the next round uses them:
+	// the run's Config.Options with the changes of its live settings
+	// (Setting.Live) applied. Read a live one with Value.
+	Settings Options
 }
 
 // RoundInput is what the server knows when it mixes: the clients' updates,

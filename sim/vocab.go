@@ -127,8 +127,12 @@ const (
 	KnobPartners Knob = "partners" // auto alpha's target (0: fixed alpha)
 )
 
-// KnobNames lists the live knobs.
-func KnobNames() []Knob { return []Knob{KnobAlpha, KnobSigma, KnobPartners} }
+// KnobNames lists the live knobs: alpha, sigma, partners, then the
+// registered methods' live settings (Setting.Live), which are knobs of
+// the runs of the methods that declare them.
+func KnobNames() []Knob {
+	return append([]Knob{KnobAlpha, KnobSigma, KnobPartners}, liveKnobs()...)
+}
 
 // ParseKnob returns the knob named s.
 func ParseKnob(s string) (Knob, error) {

@@ -97,6 +97,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.setKnob("partners", math.Max(0, math.Ceil(m.Knobs().Partners)-1))
 	case key.Matches(msg, k.SetPartners):
 		return m.openKnobPrompt(askPartners)
+	case key.Matches(msg, k.Setting):
+		return m.openSettingPrompt("")
 	case key.Matches(msg, k.Source):
 		m.cycleSource()
 	case key.Matches(msg, k.APVMix):
@@ -197,6 +199,8 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.prompt.Close()
 		m.screen = dashboard
 		return m.setKnob(name, v)
+	case m.prompt.kind == askSetting && key.Matches(msg, m.keys.Pane):
+		return m.openSettingPrompt(m.prompt.setting) // tab: the next live setting
 	}
 	var cmd tea.Cmd
 	m.prompt, cmd = m.prompt.Update(msg)

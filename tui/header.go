@@ -43,15 +43,23 @@ type headerModel struct {
 	// draws a change as old→new.
 	hasPrev                         bool
 	prevAlpha, prevSigma, prevPartn float64
-	readsAlpha, readsSigma          bool    // the algorithm reads the knob (else "α –")
-	partners                        float64 // > 0: alpha is set per client (auto alpha); next round
-	spread                          float64 // largest / smallest off-diagonal weight of the last round
+	readsAlpha, readsSigma          bool       // the algorithm reads the knob (else "α –")
+	partners                        float64    // > 0: alpha is set per client (auto alpha); next round
+	settings                        []liveView // the method's live settings
+	spread                          float64    // largest / smallest off-diagonal weight of the last round
 	hasSpread                       bool
 	act                             activity
 	running                         bool // run mode (or a batch of steps) is on
 	stepsLeft                       int
 	done, total                     int // clients done in the round in progress
 	seconds                         float64
+}
+
+// liveView is a live method setting in the header: its value for the
+// next round and for the last round shown (or the round in flight).
+type liveView struct {
+	name       string
+	next, last float64
 }
 
 // SetWidth sets the width of the line.
@@ -212,7 +220,8 @@ const (
 	noSource                  // the source and apv-mix go from the name
 	noSpread                  // the weights' spread goes
 	noPending                 // the pending variant goes
-	maxHeaderLevel = noPending
+	noSettings                // the method's live settings go
+	maxHeaderLevel = noSettings
 )
 
 // line renders the left part of the header at a level of brevity (see
@@ -244,7 +253,13 @@ func (h *headerModel) line(level int) string {
 	if level < noSeed {
 		parts = append(parts, st.Key.Render("seed ")+st.Value.Render(strconv.FormatUint(h.seed, 10)))
 	}
-	parts = append(parts, h.alphaView(level >= shortAlpha)+"  "+h.knob("σ", h.sigma, h.prevSigma, h.readsSigma))
+	knobs := h.alphaView(level >= shortAlpha) + "  " + h.knob("σ", h.sigma, h.prevSigma, h.readsSigma)
+	if level < noSettings {
+		for _, s := range h.settings {
+			knobs += "  " + h.knob(s.name, s.next, s.last, true)
+		}
+	}
+	parts = append(parts, knobs)
 	if h.hasSpread && level < noSpread {
 		label := "w max/min "
 		if level >= shortSpread {

@@ -9,6 +9,7 @@ type keyMap struct {
 	AlphaUp, AlphaDown, SetAlpha              key.Binding
 	SigmaUp, SigmaDown, SetSigma              key.Binding
 	PartnersUp, PartnersDown, SetPartners     key.Binding
+	Setting                                   key.Binding
 	Source, APVMix                            key.Binding
 	Matrix, Scale, Values, Cell, Pane, Export key.Binding
 	Client, Fork, ForkAlgo, Branch            key.Binding
@@ -40,6 +41,7 @@ func defaultKeys() keyMap {
 		PartnersUp:   b("]", "auto α partners up", "]"),
 		PartnersDown: b("[", "partners down (0 off)", "["),
 		SetPartners:  b("A", "type partners", "A"),
+		Setting:      b("o", "type a method setting", "o"),
 		Source:       b("g", "next sim source (r/R)", "g"),
 		APVMix:       b("x", "apv-mix on/off (r/R)", "x"),
 		Matrix:       b("m", "next matrix", "m"),
@@ -92,7 +94,7 @@ func (k keyMap) helpBlocks() [][][]key.Binding {
 		{
 			{k.Step, k.Step10, k.Run, k.Reset, k.Restart, k.Preset},
 			{k.AlphaUp, k.AlphaDown, k.SetAlpha, k.SigmaUp, k.SigmaDown, k.SetSigma},
-			{k.PartnersUp, k.PartnersDown, k.SetPartners, k.Scenario},
+			{k.PartnersUp, k.PartnersDown, k.SetPartners, k.Setting, k.Scenario},
 		},
 		{
 			{k.Matrix, k.Scale, k.Values, k.Cell, k.Pane},

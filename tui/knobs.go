@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,30 +13,6 @@ import (
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
-
-// knobOf returns the value of the live knob name in k.
-func knobOf(k sim.Knobs, name sim.Knob) float64 {
-	switch name {
-	case "sigma":
-		return k.Sigma
-	case "partners":
-		return k.Partners
-	}
-	return k.Alpha
-}
-
-// withKnob returns k with the live knob name set to v.
-func withKnob(k sim.Knobs, name sim.Knob, v float64) sim.Knobs {
-	switch name {
-	case "sigma":
-		k.Sigma = v
-	case "partners":
-		k.Partners = v
-	default:
-		k.Alpha = v
-	}
-	return k
-}
 
 // notRead says that the algorithm does not read knob name, or is "".
 func (m *Model) notRead(name sim.Knob) string {
@@ -53,13 +30,56 @@ func (m *Model) openKnobPrompt(kind promptKind) tea.Cmd {
 		m.logf(true, "%s", why)
 		return nil
 	}
-	from := len(m.reports) + 1
-	if m.act == stepping {
-		from++
-	}
-	hint := fmt.Sprintf("%s now %s; %s; from round %d", name, fmtKnob(knobOf(m.Knobs(), name)), knobWant(name, m.k), from)
+	hint := fmt.Sprintf("%s now %s; %s; from round %d", name, fmtKnob(m.Knobs().Value(name)), knobWant(name, m.k), m.nextRound())
 	m.screen = prompting
-	return m.prompt.Open(kind, fmtKnob(knobOf(m.Knobs(), name)), hint)
+	return m.prompt.Open(kind, fmtKnob(m.Knobs().Value(name)), hint)
+}
+
+// nextRound is the first round a knob changed now applies to.
+func (m *Model) nextRound() int {
+	if m.act == stepping {
+		return len(m.reports) + 2
+	}
+	return len(m.reports) + 1
+}
+
+// openSettingPrompt opens the prompt for the exact value of the
+// algorithm's live setting after the one asked for last (o; tab in the
+// prompt moves on), or says that the algorithm has none.
+func (m *Model) openSettingPrompt(after sim.Knob) tea.Cmd {
+	live := sim.LiveSettings(m.cfg.Algo)
+	if len(live) == 0 {
+		m.logf(true, "%s has no live settings (the methods that have some: %s)", m.cfg.Algo, liveOwners())
+		return nil
+	}
+	i := slices.IndexFunc(live, func(s sim.Setting) bool { return s.Key == string(after) }) + 1
+	s := live[i%len(live)]
+	name := sim.Knob(s.Key)
+	hint := fmt.Sprintf("%s now %s; %s; from round %d", name, fmtKnob(m.Knobs().Value(name)), strings.TrimPrefix(s.Doc, string(m.cfg.Algo)+": "), m.nextRound())
+	if len(live) > 1 {
+		hint += "; tab: " + live[(i+1)%len(live)].Key
+	}
+	m.screen = prompting
+	return m.prompt.OpenSetting(name, fmtKnob(m.Knobs().Value(name)), hint)
+}
+
+// liveOwners lists the registered methods with live settings and their
+// keys: "fedprox mu, gcfl eps1 eps2".
+func liveOwners() string {
+	var out []string
+	for _, a := range sim.Algorithms() {
+		var keys []string
+		for _, s := range sim.LiveSettings(a) {
+			keys = append(keys, s.Key)
+		}
+		if keys != nil {
+			out = append(out, string(a)+" "+strings.Join(keys, " "))
+		}
+	}
+	if out == nil {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
 
 // setKnob changes a knob now, or after the round in flight.
@@ -72,7 +92,7 @@ func (m *Model) setKnob(name sim.Knob, v float64) tea.Cmd {
 		m.logf(true, "%v", knobError(err))
 		return nil
 	}
-	from := knobOf(m.Knobs(), name)
+	from := m.Knobs().Value(name)
 	if from == v {
 		return nil
 	}
@@ -117,7 +137,7 @@ func (m *Model) knobLog(tag, text string) {
 
 // applyKnob sets a knob on the idle engine and records the change.
 func (m *Model) applyKnob(name sim.Knob, v float64) {
-	from := knobOf(m.knobs, name)
+	from := m.knobs.Value(name)
 	if from == v {
 		return
 	}
@@ -225,7 +245,7 @@ const restartHint = "r restarts with the next seed, R with the same seed"
 func (m *Model) reset(nextSeed bool) tea.Cmd {
 	c := m.cfg
 	kn := m.Knobs()
-	c.Alpha, c.Sigma, c.Partners = kn.Alpha, kn.Sigma, kn.Partners
+	c.Alpha, c.Sigma, c.Partners, c.Options = kn.Alpha, kn.Sigma, kn.Partners, kn.Settings
 	why := fmt.Sprintf("restart with the same seed %d", c.Seed)
 	if nextSeed {
 		c.Seed++

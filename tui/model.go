@@ -233,7 +233,7 @@ func (m *Model) Round() int { return len(m.reports) }
 func (m *Model) Knobs() sim.Knobs {
 	k := m.knobs
 	for _, q := range m.queued {
-		k = withKnob(k, q.Name, q.To)
+		k = k.With(q.Name, q.To)
 	}
 	return k
 }
@@ -394,6 +394,17 @@ func (m *Model) sync() {
 	h.hasLast, h.hasSpread = last != nil, false
 	h.readsAlpha, h.readsSigma = m.engine.ReadsKnob(sim.KnobAlpha), m.engine.ReadsKnob(sim.KnobSigma)
 	h.hasPrev = last != nil || m.act == stepping
+	h.settings = h.settings[:0]
+	for _, s := range sim.LiveSettings(m.cfg.Algo) {
+		name := sim.Knob(s.Key)
+		v := liveView{name: s.Key, next: k.Value(name), last: k.Value(name)}
+		if last != nil {
+			v.last = m.lastKnobs.Value(name)
+		} else if m.act == stepping {
+			v.last = m.stepKnobs.Value(name)
+		}
+		h.settings = append(h.settings, v)
+	}
 	if last != nil {
 		h.seconds = last.Seconds
 		h.prevAlpha, h.prevSigma, h.prevPartn = last.Alpha, last.Sigma, m.lastKnobs.Partners

@@ -21,6 +21,7 @@ const (
 	askSigma                      // an exact value of sigma
 	askPartners                   // auto alpha's partners (0: off)
 	askExport                     // the export directory
+	askSetting                    // a live setting of the method (promptModel.setting)
 )
 
 // promptModel is a text input (bubbles textinput) at the bottom of the
@@ -32,6 +33,7 @@ const (
 type promptModel struct {
 	styles  *Styles
 	kind    promptKind
+	setting sim.Knob // the live method setting asked for (askSetting)
 	input   textinput.Model
 	width   int
 	current string // the knob's value now; "" for the export
@@ -75,6 +77,16 @@ func (p *promptModel) Open(kind promptKind, current, hint string) tea.Cmd {
 	return p.input.Focus()
 }
 
+// OpenSetting starts asking for the live method setting name, whose
+// value now is current.
+func (p *promptModel) OpenSetting(name sim.Knob, current, hint string) tea.Cmd {
+	cmd := p.Open(askSetting, current, hint)
+	p.setting = name
+	p.input.Prompt = string(name) + ": "
+	p.SetWidth(p.width)
+	return cmd
+}
+
 // Close stops asking.
 func (p *promptModel) Close() { p.input.Blur() }
 
@@ -99,7 +111,7 @@ func (p promptModel) Update(msg tea.Msg) (promptModel, tea.Cmd) {
 // number of clients. The error says what was refused and what is
 // allowed, in words that fit the hint line.
 func (p *promptModel) Knob(k int) (name sim.Knob, v float64, err error) {
-	name = map[promptKind]sim.Knob{askAlpha: sim.KnobAlpha, askSigma: sim.KnobSigma, askPartners: sim.KnobPartners}[p.kind]
+	name = map[promptKind]sim.Knob{askAlpha: sim.KnobAlpha, askSigma: sim.KnobSigma, askPartners: sim.KnobPartners, askSetting: p.setting}[p.kind]
 	text := strings.TrimSpace(p.input.Value())
 	if text == "" {
 		return name, 0, fmt.Errorf("type a value for %s (esc keeps %s)", name, p.current)
@@ -121,8 +133,13 @@ func knobWant(name sim.Knob, k int) string {
 		return "a number >= " + fmtKnob(sim.MinSigma)
 	case sim.KnobPartners:
 		return fmt.Sprintf("0 (fixed alpha) or a number from 1 to %d", k)
+	case sim.KnobAlpha:
+		return "a number >= 0"
 	}
-	return "a number >= 0"
+	if s, ok := sim.LookupSetting(string(name)); ok && s.Type == sim.Int {
+		return "an integer"
+	}
+	return "a number"
 }
 
 // knobError rewords a *sim.SettingError for the prompt: "sigma 1e-160

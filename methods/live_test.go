@@ -1,0 +1,158 @@
+package methods_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// proxConfig is FedProx with two local epochs, so that mu matters (with
+// one epoch FedProx is FedAvg whatever mu: see fedProx).
+func proxConfig(mu string) sim.Config {
+	c := smallConfig(methods.FedProx)
+	c.Epochs = 2
+	if err := c.Set("mu", mu); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func newEngine(t *testing.T, c sim.Config) *sim.Engine {
+	t.Helper()
+	e, err := sim.New(c, smallData(t, 7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func step(t *testing.T, e *sim.Engine, n int) {
+	t.Helper()
+	for range n {
+		if _, err := e.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLiveSettingIsTheConfigured checks that changing a live setting
+// (FedProx's mu) before a round gives, from that round on, exactly the
+// rounds of a run configured with the new value from the start: the
+// rebuilt strategy is the one New builds, and the clients take its
+// proximal term.
+func TestLiveSettingIsTheConfigured(t *testing.T) {
+	want := reports(run(t, proxConfig("0.5"), smallData(t, 7)))
+
+	e := newEngine(t, proxConfig("0.01"))
+	if err := e.SetKnob("mu", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Knobs().Value("mu"); got != 0.5 {
+		t.Fatalf("Knobs().Value(mu) = %v after SetKnob, want 0.5", got)
+	}
+	step(t, e, 4)
+	if got := reports(e); !reflect.DeepEqual(got, want) {
+		t.Fatal("a run whose mu was set to 0.5 before round 1 differs from a run configured with mu = 0.5")
+	}
+
+	// Changed at round 3, the run follows mu = 0.01 up to round 2 and
+	// differs from then on.
+	base := reports(run(t, proxConfig("0.01"), smallData(t, 7)))
+	e = newEngine(t, proxConfig("0.01"))
+	step(t, e, 2)
+	if err := e.SetKnob("mu", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	step(t, e, 2)
+	got := reports(e)
+	if !reflect.DeepEqual(got[:2], base[:2]) {
+		t.Fatal("rounds before the change differ from the unchanged run's")
+	}
+	if reflect.DeepEqual(got[2:], base[2:]) {
+		t.Fatal("mu = 0.5 from round 3 changed nothing")
+	}
+	if h := e.KnobHistory(); len(h) != 1 || h[0] != (sim.KnobChange{Round: 3, Name: "mu", From: 0.01, To: 0.5}) {
+		t.Fatalf("knob history %+v, want mu 0.01 -> 0.5 from round 3", h)
+	}
+}
+
+// TestLiveSettingSurvivesForkAndCheckpoint checks that a fork and a
+// resumed checkpoint carry a changed live setting: their rounds are the
+// original engine's, bit for bit.
+func TestLiveSettingSurvivesForkAndCheckpoint(t *testing.T) {
+	e := newEngine(t, proxConfig("0.01"))
+	step(t, e, 1)
+	if err := e.SetKnob("mu", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	step(t, e, 1)
+	f, err := e.Fork(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ck.gob")
+	if err := e.SaveCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	step(t, e, 2)
+	step(t, f, 2)
+	if !reflect.DeepEqual(reports(f), reports(e)) {
+		t.Fatal("the fork's rounds after a mu change differ from the engine's")
+	}
+	ck, err := sim.LoadCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ck.Resume(smallData(t, 7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Knobs().Value("mu"); got != 0.5 {
+		t.Fatalf("resumed with mu %v, want 0.5", got)
+	}
+	step(t, r, 2)
+	if !reflect.DeepEqual(reports(r), reports(e)) {
+		t.Fatal("the resumed engine's rounds after a mu change differ from the engine's")
+	}
+}
+
+// TestLiveSettingRefusals checks what SetKnob and ParseKnob refuse.
+func TestLiveSettingRefusals(t *testing.T) {
+	if _, err := sim.ParseKnob("mu"); err != nil {
+		t.Errorf("ParseKnob(mu): %v", err)
+	}
+	if _, err := sim.ParseKnob("fedgnn_expansion"); err == nil {
+		t.Error("ParseKnob(fedgnn_expansion) accepted a setting that is not live")
+	}
+	e := newEngine(t, proxConfig("0.01"))
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{-1, "a finite value >= 0"}} {
+		err := e.SetKnob("mu", tc.v)
+		var se *sim.SettingError
+		if !errors.As(err, &se) || se.Key != "mu" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SetKnob(mu, %v) = %v, want a SettingError for mu wanting %q", tc.v, err, tc.want)
+		}
+	}
+	if !e.ReadsKnob("mu") {
+		t.Error("fedprox does not read mu")
+	}
+	avg := newEngine(t, smallConfig("fedavg"))
+	if avg.ReadsKnob("mu") {
+		t.Error("fedavg reads mu")
+	}
+	err := avg.SetKnob("mu", 0.5)
+	if err == nil || !strings.Contains(err.Error(), "a live setting of fedavg: none") {
+		t.Errorf("SetKnob(mu) on fedavg = %v, want a refusal naming fedavg's live settings", err)
+	}
+	if len(avg.KnobHistory()) != 0 {
+		t.Error("a refused change was recorded")
+	}
+}
