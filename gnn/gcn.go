@@ -39,15 +39,20 @@ type GCN struct {
 	prop   *Propagator
 	x      Features
 	pruned bool
-	xt     cscMatrix  // a sparse input, by columns
-	row    []float64  // one row of W . M or of its gradient
-	weff   buffer     // W . M (masked layer, dense input)
-	wview  *mat.Dense // W (plain layer, dense input)
-	xw     buffer
-	out    buffer
-	dxw    buffer
-	dweff  buffer
-	dx     buffer
+	xt     cscMatrix // a sparse input, by columns
+	// xtOf is the sparse input xt holds (with its rows and entries, to
+	// notice a change); xtSorted: its rows list increasing columns.
+	xtOf          *CSR
+	xtRows, xtNNZ int
+	xtSorted      bool
+	row           []float64  // one row of W . M or of its gradient
+	weff          buffer     // W . M (masked layer, dense input)
+	wview         *mat.Dense // W (plain layer, dense input)
+	xw            buffer
+	out           buffer
+	dxw           buffer
+	dweff         buffer
+	dx            buffer
 }
 
 // NewGCN returns a layer named name (its parameters are name.weight,
@@ -94,13 +99,68 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 	return out
 }
 
-// sparseForward returns X (W . M) for a sparse X. It walks X by columns:
-// each referenced row r of the effective weight is formed once, in a
-// small buffer, and scattered to the nodes that have feature r, so the
-// large In x Out arrays are each read once and W . M is never stored.
+// sparseForward returns X (W . M) for a sparse X: row i is summed from
+// the rows of the effective weight that the entries of row i of X select,
+// in column order, each product and each sum rounded (vec.RowSums, the
+// rounding of the dense path's mulSkip), termRows rows at a time. A CSR
+// whose rows are not in increasing column order is walked by columns
+// instead (sparseForwardByColumns), which sums each row in column order
+// too.
 func (l *GCN) sparseForward(x *CSR) *mat.Dense {
+	l.columns(x)
+	if !l.xtSorted {
+		return l.sparseForwardByColumns()
+	}
+	w := l.effective().RawMatrix()
+	xw := l.xw.get(x.Rows, l.Out)
+	raw := xw.RawMatrix()
+	b := getTerms()
+	defer putTerms(b)
+	for i0 := 0; i0 < x.Rows; i0 += termRows {
+		i1 := min(i0+termRows, x.Rows)
+		lo, hi := x.Indptr[i0], x.Indptr[i1]
+		b.reset(i1-i0, 0)
+		if cap(b.t) < hi-lo {
+			b.t = make([]vec.Term, hi-lo)
+		}
+		b.t = b.t[:hi-lo]
+		for k := lo; k < hi; k++ {
+			b.t[k-lo] = vec.Term{Off: x.Indices[k] * w.Stride, A: x.Values[k]}
+		}
+		for i := i0; i < i1; i++ {
+			b.n[i-i0] = x.Indptr[i+1] - x.Indptr[i]
+		}
+		vec.RowSums(raw.Data[i0*raw.Stride:], raw.Stride, l.Out, w.Data, b.t, b.n, true)
+	}
+	return xw
+}
+
+// columns sets l.xt to the columns of x, and l.xtSorted to whether every
+// row of x lists its columns in increasing order; it keeps them while x
+// is the same matrix (a layer's sparse input is its client's features,
+// the same in every epoch).
+func (l *GCN) columns(x *CSR) {
+	if l.xtOf == x && l.xtRows == x.Rows && l.xtNNZ == len(x.Indices) {
+		return
+	}
 	l.xt.build(x)
-	xw := l.xw.zeros(x.Rows, l.Out)
+	l.xtOf, l.xtRows, l.xtNNZ = x, x.Rows, len(x.Indices)
+	l.xtSorted = true
+	for i := 0; i < x.Rows && l.xtSorted; i++ {
+		for k := x.Indptr[i] + 1; k < x.Indptr[i+1]; k++ {
+			if x.Indices[k] <= x.Indices[k-1] {
+				l.xtSorted = false
+				break
+			}
+		}
+	}
+}
+
+// sparseForwardByColumns returns X (W . M) by walking X by columns: each
+// referenced row r of the effective weight is formed once, in a small
+// buffer, and added to the nodes that have feature r.
+func (l *GCN) sparseForwardByColumns() *mat.Dense {
+	xw := l.xw.zeros(l.x.Sparse.Rows, l.Out)
 	raw := xw.RawMatrix()
 	c := l.Out
 	l.row = grow(l.row, c)
@@ -203,25 +263,36 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 }
 
 // sparseBackward adds the weight (and mask) gradients for a sparse input:
-// row r of dL/d(W.M) = X^T dxw is summed in a small buffer from the nodes
-// that have feature r, then applied to the gradients of row r.
+// row r of dL/d(W.M) = X^T dxw is summed from the rows of dxw of the
+// nodes that have feature r, in node order (vec.RowSums, termRows rows
+// at a time), then applied to the gradients of row r.
 func (l *GCN) sparseBackward(dxw *mat.Dense) {
 	raw := dxw.RawMatrix()
 	c := l.Out
-	var s rowSum
-	for _, r := range l.xt.nonEmpty {
-		zero := true
-		for k := l.xt.ptr[r]; k < l.xt.ptr[r+1]; k++ {
-			i := l.xt.idx[k]
-			zero = s.add(l.row, zero, l.xt.val[k], raw.Data[i*raw.Stride:i*raw.Stride+c])
+	cols := l.xt.nonEmpty
+	b := getTerms()
+	defer putTerms(b)
+	blk := l.dweff.get(min(termRows, max(1, len(cols))), c).RawMatrix()
+	for q0 := 0; q0 < len(cols); q0 += termRows {
+		q1 := min(q0+termRows, len(cols))
+		b.reset(q1-q0, 0)
+		b.t = b.t[:0]
+		for q, r := range cols[q0:q1] {
+			for k := l.xt.ptr[r]; k < l.xt.ptr[r+1]; k++ {
+				b.t = append(b.t, vec.Term{Off: l.xt.idx[k] * raw.Stride, A: l.xt.val[k]})
+			}
+			b.n[q] = l.xt.ptr[r+1] - l.xt.ptr[r]
 		}
-		s.flush(l.row, zero)
-		lo, hi := r*c, (r+1)*c
-		if l.Mask == nil {
-			axpy(l.Weight.Grad[lo:hi], 1, l.row)
-			continue
+		vec.RowSums(blk.Data, blk.Stride, c, raw.Data, b.t, b.n, true)
+		for q, r := range cols[q0:q1] {
+			row := blk.Data[q*blk.Stride : q*blk.Stride+c]
+			lo, hi := r*c, (r+1)*c
+			if l.Mask == nil {
+				axpy(l.Weight.Grad[lo:hi], 1, row)
+				continue
+			}
+			maskGradRow(l.Weight.Grad[lo:hi], l.Mask.Grad[lo:hi], row, l.Weight.Value[lo:hi], l.Mask.Value[lo:hi], l.pruned)
 		}
-		maskGradRow(l.Weight.Grad[lo:hi], l.Mask.Grad[lo:hi], l.row, l.Weight.Value[lo:hi], l.Mask.Value[lo:hi], l.pruned)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -265,5 +266,64 @@ func TestCrossEntropy(t *testing.T) {
 	}
 	if got := Accuracy(mat.NewDense(3, 2, []float64{1, 0, 0, 1, 2, 1}), []int{0, 0, 0}, []int{0, 1, 2}); got != 2.0/3 {
 		t.Errorf("accuracy %v, want 2/3", got)
+	}
+}
+
+// TestGCNSparsePathsAgree checks that the three ways a GCN layer takes
+// its input give the same bits, forward and backward, in training and in
+// evaluation mode: a sparse input whose rows list increasing columns
+// (summed by rows, vec.RowSums), the same matrix with each row's entries
+// reversed (walked by columns), and the dense matrix (mulSkip). Each sums
+// every element in column order, each product and sum rounded. The
+// sizes span several blocks of termRows rows and columns.
+func TestGCNSparsePathsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n, fin, fout = 3*termRows + 17, 2*termRows + 40, 37
+	prop, err := NewPropagator(randGraph(rng, n, 0.02))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := randSparse(rng, n, fin, 9)
+	rev := &CSR{Rows: xs.Rows, Cols: xs.Cols, Indptr: xs.Indptr, Indices: slices.Clone(xs.Indices), Values: slices.Clone(xs.Values)}
+	for i := 0; i < n; i++ {
+		slices.Reverse(rev.Indices[rev.Indptr[i]:rev.Indptr[i+1]])
+		slices.Reverse(rev.Values[rev.Indptr[i]:rev.Indptr[i+1]])
+	}
+	r := randDense(rng, n, fout, 1)
+	for _, masked := range []bool{false, true} {
+		for _, train := range []bool{true, false} {
+			var out [3]*mat.Dense
+			var grads [3][][]float64
+			for k, x := range []Features{{Sparse: xs}, {Sparse: rev}, {Dense: xs.Dense()}} {
+				l := NewGCN("conv", fin, fout, masked, rand.New(rand.NewPCG(11, 12)))
+				if masked {
+					perturbMask(rand.New(rand.NewPCG(13, 14)), l.Mask)
+				}
+				for step := 0; step < 2; step++ { // the second reuses the layer's caches
+					for _, p := range l.Params() {
+						clear(p.Grad)
+					}
+					out[k] = mat.DenseCopyOf(l.Forward(prop, x, train))
+					l.Backward(r, false)
+				}
+				if k == 1 && l.xtSorted {
+					t.Fatal("the reversed rows were taken for sorted ones")
+				}
+				grads[k] = nil
+				for _, p := range l.Params() {
+					grads[k] = append(grads[k], slices.Clone(p.Grad))
+				}
+			}
+			for k, name := range []string{"reversed rows", "dense"} {
+				if !mat.Equal(out[0], out[k+1]) {
+					t.Errorf("masked=%v train=%v: forward of the %s differs from the sorted sparse input's", masked, train, name)
+				}
+				for i := range grads[0] {
+					if !slices.Equal(grads[0][i], grads[k+1][i]) {
+						t.Errorf("masked=%v train=%v: gradient %d of the %s differs from the sorted sparse input's", masked, train, i, name)
+					}
+				}
+			}
+		}
 	}
 }
