@@ -18,6 +18,21 @@ const (
 	FedPer  sim.Algorithm = "fedper"
 )
 
+// The methods register in this order, which is that of their settings in
+// sim.Settings, 'fedaux scenario keys' and -h (TestSettingsOrder): the
+// baselines' as sim registered them before they moved here (tau, eps1,
+// eps2, gta_*, fedgnn_expansion, gen_*), then the others' (mu).
+func init() {
+	for _, ms := range [][]sim.Method{
+		fedAvgMethods(),
+		ablationMethods(), fedPerMethods(), fedProxMethods(), fedPubAPVMethods(),
+	} {
+		for _, m := range ms {
+			sim.Register(m)
+		}
+	}
+}
+
 // uniform returns the k x k matrix of 1/k: FedAvg's mixing, every client
 // starting the next round from the mean.
 func uniform(k int) [][]float64 {

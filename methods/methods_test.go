@@ -74,6 +74,8 @@ func reports(e *sim.Engine) []sim.RoundReport {
 // goldenReports and goldenFingerprints: the same run, the same hash).
 func TestGolden(t *testing.T) {
 	reportsWant := map[sim.Algorithm]string{
+		methods.FedAvg:     "59df92c84ae96f65aaf96a03c0dec3c6a134a5c03d4b54ce08511facd62fd8db",
+		methods.Local:      "4b1f9f5f35ea6b2e7c459cd8ca7560e2ec40609fa5cd1b81ac94fcbff0223bdb",
 		methods.FedPer:     "06523702412095a9add8bfdc463afec2d8b9d01fc9095c5f9b3e14e97d275141",
 		methods.FedProx:    "3a6dfbec88ad808e64304495c306b0c2fabf5caecf6a10f0151e9d4aeaf82062",
 		methods.FedAuxHard: "c8611f645eaf36044cf6606570c96e7e06bbc636ec2dbbf347c4b350ded551db",
@@ -81,6 +83,8 @@ func TestGolden(t *testing.T) {
 		methods.FedPubAPV:  "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
+		methods.FedAvg:     "677ac7a19885fde1643d066fc02412fd27c8323bf2799219b79a856d2cb03587",
+		methods.Local:      "7c3f2eb66db8b54d62d6f410be2df1a5cb2622f1ceb700eccb0665c1c878565b",
 		methods.FedPer:     "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
 		methods.FedProx:    "f10fc9fb181b259082e2043ac1d76b542c58243f33192865ec8f5e11156874b7",
 		methods.FedAuxHard: "d39ebfcd76aa177dc3c97cda5035dd6348177e4b31fc829b84000316c7d74465",
@@ -149,7 +153,7 @@ func TestFedPerKeepsHeadLocal(t *testing.T) {
 	if slices.Equal(models[0].Param("cls.weight").Value, models[1].Param("cls.weight").Value) {
 		t.Error("two clients have the same classifier head")
 	}
-	c.Algo = sim.FedAvg
+	c.Algo = methods.FedAvg
 	if reflect.DeepEqual(reports(e), reports(run(t, c, d))) {
 		t.Error("fedper is fedavg")
 	}
@@ -179,10 +183,10 @@ func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 		}
 		return reports(run(t, c, d))
 	}
-	if !reflect.DeepEqual(runMu(sim.FedAvg, "0", 1), runMu(methods.FedProx, "1", 1)) {
+	if !reflect.DeepEqual(runMu(methods.FedAvg, "0", 1), runMu(methods.FedProx, "1", 1)) {
 		t.Error("one local step: fedprox with mu = 1 differs from fedavg")
 	}
-	avg := runMu(sim.FedAvg, "0", 2)
+	avg := runMu(methods.FedAvg, "0", 2)
 	if !reflect.DeepEqual(avg, runMu(methods.FedProx, "0", 2)) {
 		t.Error("two local steps: fedprox with mu = 0 differs from fedavg")
 	}
@@ -279,7 +283,7 @@ func TestCanSwitch(t *testing.T) {
 		ok, not []sim.Algorithm
 	}{
 		{sim.FedAux, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV}, []sim.Algorithm{methods.FedProx, methods.FedPer, methods.FedAuxHard}},
-		{sim.FedAvg, []sim.Algorithm{methods.FedProx, methods.FedPer}, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV, methods.FedAuxHard}},
+		{methods.FedAvg, []sim.Algorithm{methods.FedProx, methods.FedPer}, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV, methods.FedAuxHard}},
 	} {
 		e, err := sim.New(smallConfig(c.from), d, nil)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/internal/cputime"
 	"github.com/fedaux/fedaux/internal/datadir"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkRoundPrecision(b *testing.B) {
 		algo   sim.Algorithm
 	}{
 		{"cora-10-ref", sim.FedAux},
-		{"cora-10-ref", sim.FedAvg},
+		{"cora-10-ref", methods.FedAvg},
 		{"computer-10", sim.FedAux},
 	} {
 		for _, prec := range []gnn.Precision{gnn.F64, gnn.F32} {

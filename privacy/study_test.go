@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -60,7 +61,7 @@ func TestPaperAUC(t *testing.T) {
 	for _, c := range []struct {
 		preset string
 		algo   sim.Algorithm
-	}{{"cora-20", sim.FedAux}, {"cora-10", sim.FedAvg}, {"sbm", sim.FedAux}, {"citeseer-10", sim.FedAux}} {
+	}{{"cora-20", sim.FedAux}, {"cora-10", methods.FedAvg}, {"sbm", sim.FedAux}, {"citeseer-10", sim.FedAux}} {
 		if _, ok := PaperAUC(c.preset, c.algo); ok {
 			t.Errorf("%s %s: a paper value where the paper has none", c.preset, c.algo)
 		}
@@ -182,7 +183,7 @@ func (s *stopper) Round(_ *study.Cell, r *sim.RoundReport, _ sim.Summary) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	algos := []sim.Algorithm{sim.FedAux, sim.FedAvg, sim.FedPub, sim.FedGTA, sim.FedGNN}
+	algos := []sim.Algorithm{sim.FedAux, methods.FedAvg, sim.FedPub, sim.FedGTA, sim.FedGNN}
 	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
@@ -208,7 +209,7 @@ func TestRun(t *testing.T) {
 		return out
 	}
 	got := results(dir)
-	want := map[sim.Algorithm]sim.Descriptor{sim.FedAux: sim.DescriptorAPV, sim.FedAvg: sim.DescriptorNone,
+	want := map[sim.Algorithm]sim.Descriptor{sim.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone,
 		sim.FedPub: sim.DescriptorFunctional, sim.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
 	for _, a := range algos {
 		res := got[string(a)]
@@ -228,7 +229,7 @@ func TestRun(t *testing.T) {
 				}
 				mean += c.AUC / 4
 			}
-			if a == sim.FedAvg && at.NoDescriptorAUC != at.AUC {
+			if a == methods.FedAvg && at.NoDescriptorAUC != at.AUC {
 				t.Errorf("fedavg %v: AUC %v, without descriptor %v: want equal (no descriptor)", at.NonMembers, at.AUC, at.NoDescriptorAUC)
 			}
 			if math.Abs(mean-at.AUC) > 1e-12 {
@@ -240,7 +241,7 @@ func TestRun(t *testing.T) {
 				}
 			}
 		}
-		if a != sim.FedAvg && differ == 0 {
+		if a != methods.FedAvg && differ == 0 {
 			t.Errorf("%s: the attack without its descriptor is the attack on every client", a)
 		}
 	}

@@ -232,14 +232,36 @@ func TestFedSagePlusCheckpoint(t *testing.T) {
 func sageCheckpoint(t *testing.T, algo Algorithm) {
 	c := sageConfig(2, 4)
 	c.Algo = algo
-	s := scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}}
+	engine := func(workers int) *Engine {
+		t.Helper()
+		c := c
+		c.Workers = workers
+		e, err := New(c, smallData(t, 7), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	runTo := func(e *Engine, n int) { // alpha changes to 4 before round 3
+		t.Helper()
+		for e.Round() < n {
+			if e.Round()+1 == 3 {
+				if err := e.SetKnob("alpha", 4); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	dir := t.TempDir()
-	ref := s.engine(t, 2, nil) // no log: a log would add the ground-truth view to every round
-	s.runTo(t, ref, c.Rounds)
+	ref := engine(2) // no log: a log would add the ground-truth view to every round
+	runTo(ref, c.Rounds)
 	for _, at := range []int{1, 2, 3} {
 		ck := filepath.Join(dir, "run.ckpt")
-		a := s.engine(t, 1, nil)
-		s.runTo(t, a, at)
+		a := engine(1)
+		runTo(a, at)
 		if err := a.SaveCheckpoint(ck); err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +270,7 @@ func sageCheckpoint(t *testing.T, algo Algorithm) {
 			t.Fatal(err)
 		}
 		b.cfg.Workers = 3
-		s.runTo(t, b, c.Rounds)
+		runTo(b, c.Rounds)
 		if !reflect.DeepEqual(stripTimes(b.Reports()), stripTimes(ref.Reports())) {
 			t.Errorf("resumed after round %d: reports differ from the uninterrupted run's", at)
 		}

@@ -1,15 +1,18 @@
-package sim
+package sim_test
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // The server-cost steps, run on the uploads an engine's last round
 // received, must decide what that round decided, bit for bit.
 func TestServerStepsMatchTheEngine(t *testing.T) {
-	d := smallData(t, 3)
-	check := func(t *testing.T, e *Engine, m Mixing) {
+	d := sim.SmallData(t, 3)
+	check := func(t *testing.T, e *sim.Engine, m sim.Mixing) {
 		t.Helper()
 		last := e.Reports()[len(e.Reports())-1]
 		if !reflect.DeepEqual(m.W, last.Weights) {
@@ -23,14 +26,14 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		}
 	}
 	t.Run("fedaux", func(t *testing.T) {
-		c := smallConfig(FedAux)
+		c := sim.SmallConfig(sim.FedAux)
 		c.Alpha = 7
-		e := runEngine(t, c, d)
-		apvs, err := e.Uploads(SourceAPV)
+		e := sim.RunEngine(t, c, d)
+		apvs, err := e.Uploads(sim.SourceAPV)
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := APVStep(apvs, c.Alpha)
+		step := sim.APVStep(apvs, c.Alpha)
 		check(t, e, step.Run())
 		check(t, e, step.Run()) // repeatable
 		if want := int64(len(apvs) * len(apvs[0]) * 8); step.Input != want {
@@ -38,30 +41,30 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		}
 	})
 	t.Run("fedpub", func(t *testing.T) {
-		c := smallConfig(FedPub)
-		e := runEngine(t, c, d)
+		c := sim.SmallConfig(sim.FedPub)
+		e := sim.RunEngine(t, c, d)
 		models, proxy, err := e.Models()
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, forwards := range []bool{true, false} {
-			step := FedPubStep(models, proxy, c.Options.Float("tau"), forwards)
+			step := sim.FedPubStep(models, proxy, c.Options.Float("tau"), forwards)
 			check(t, e, step.Run())
 			check(t, e, step.Run())
 		}
 	})
 	t.Run("gcfl", func(t *testing.T) {
-		c := smallConfig(GCFL)
+		c := sim.SmallConfig(sim.GCFL)
 		// Thresholds that split the cluster of all clients in the round
 		// after the warm-up: the engine's round is then the forced step.
-		c.Rounds = gcflWarmup + 1
-		setOpts(t, &c, "eps1", "1e9", "eps2", "0")
-		e := runEngine(t, c, d)
-		dw, err := e.Uploads(SourceUpdate)
+		c.Rounds = sim.GCFLWarmup + 1
+		sim.SetOpts(t, &c, "eps1", "1e9", "eps2", "0")
+		e := sim.RunEngine(t, c, d)
+		dw, err := e.Uploads(sim.SourceUpdate)
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := GCFLStep(dw)
+		step := sim.GCFLStep(dw)
 		for range 2 {
 			m := step.Run()
 			check(t, e, m)
@@ -79,8 +82,8 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 // Before its warm-up ends the engine's GCFL does not split, whatever the
 // norms; the forced step always cuts.
 func TestGCFLStepForcesTheCut(t *testing.T) {
-	dw := twoGroups([]int{0, 2, 4}, 6, 1)
-	m := GCFLStep(dw).Run()
+	dw := sim.TwoGroups([]int{0, 2, 4}, 6, 1)
+	m := sim.GCFLStep(dw).Run()
 	want := [][]int{{0, 2, 4}, {1, 3, 5}}
 	if !reflect.DeepEqual(m.Clusters, want) {
 		t.Errorf("clusters %v, want %v", m.Clusters, want)
@@ -88,21 +91,21 @@ func TestGCFLStepForcesTheCut(t *testing.T) {
 }
 
 func TestUploadsNeedARound(t *testing.T) {
-	e, err := New(smallConfig(FedAux), smallData(t, 3), nil)
+	e, err := sim.New(sim.SmallConfig(sim.FedAux), sim.SmallData(t, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Uploads(SourceAPV); err == nil {
+	if _, err := e.Uploads(sim.SourceAPV); err == nil {
 		t.Error("uploads before any round: want an error")
 	}
-	e = runEngine(t, smallConfig(FedAvg), smallData(t, 3))
-	if _, err := e.Uploads(SourceAPV); err == nil {
+	e = sim.RunEngine(t, sim.SmallConfig(methods.FedAvg), sim.SmallData(t, 3))
+	if _, err := e.Uploads(sim.SourceAPV); err == nil {
 		t.Error("APV uploads of FedAvg clients: want an error")
 	}
 }
 
 func TestShapeUploads(t *testing.T) {
-	apvs, dw, models, err := ShapeUploads(128, 40, 16, 3, 1)
+	apvs, dw, models, err := sim.ShapeUploads(128, 40, 16, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,21 +122,21 @@ func TestShapeUploads(t *testing.T) {
 	if len(dw[0]) == 0 || len(dw[0]) >= n+1 || len(apvs[0]) == 0 {
 		t.Errorf("update of %d values (the masked model shares %d), APV of %d", len(dw[0]), n, len(apvs[0]))
 	}
-	proxy, err := ProxyGraph(1, 128)
+	proxy, err := sim.ProxyGraph(1, 128)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := FedPubStep(models, proxy, 3, true).Run(); len(m.W) != 3 {
+	if m := sim.FedPubStep(models, proxy, 3, true).Run(); len(m.W) != 3 {
 		t.Errorf("fedpub weights %v: want 3 x 3", m.W)
 	}
 }
 
 func TestFedPubStepInputCountsTheProxy(t *testing.T) {
-	_, _, models, err := ShapeUploads(8, 3, 4, 2, 1)
+	_, _, models, err := sim.ShapeUploads(8, 3, 4, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := ProxyGraph(1, 8)
+	proxy, err := sim.ProxyGraph(1, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +148,10 @@ func TestFedPubStepInputCountsTheProxy(t *testing.T) {
 	}
 	a := proxy.Prop.Matrix()
 	want := params + 500*8*8 + int64(len(a.Indptr)+2*a.NNZ())*8
-	if got := FedPubStep(models, proxy, 3, true).Input; got != want {
+	if got := sim.FedPubStep(models, proxy, 3, true).Input; got != want {
 		t.Errorf("input %d bytes, want %d", got, want)
 	}
-	if got := FedPubStep(models, proxy, 3, false).Input; got != 2*4*8 {
+	if got := sim.FedPubStep(models, proxy, 3, false).Input; got != 2*4*8 {
 		t.Errorf("client-side input %d bytes, want the 2 embeddings of 4 (%d)", got, 2*4*8)
 	}
 }

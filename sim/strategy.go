@@ -106,35 +106,6 @@ func SimilarityMixing(in *RoundInput, source Source) Mixing {
 	return Mixing{W: softmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: source} // Eq. 4
 }
 
-// fedAvg is plain FedAvg on a plain GCN: the unweighted mean.
-type fedAvg struct{}
-
-func (fedAvg) Name() Algorithm          { return "fedavg" }
-func (fedAvg) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
-func (fedAvg) Shares(p *gnn.Param) bool { return !p.Personal }
-func (fedAvg) Mix(in *RoundInput) Mixing {
-	return Mixing{W: uniformWeights(len(in.Updates))}
-}
-
-// local trains every client alone.
-type local struct{}
-
-func (local) Name() Algorithm        { return "local" }
-func (local) Model(cfg *gnn.Config)  { cfg.Masked, cfg.Kernel = true, true }
-func (local) Shares(*gnn.Param) bool { return false }
-func (local) Mix(*RoundInput) Mixing { return Mixing{} }
-
-func uniformWeights(k int) [][]float64 {
-	w := make([][]float64, k)
-	for i := range w {
-		w[i] = make([]float64, k)
-		for j := range w[i] {
-			w[i][j] = 1 / float64(k)
-		}
-	}
-	return w
-}
-
 // cosineMatrix returns the matrix of cosine similarities between vectors;
 // a zero vector has similarity 0 with every other and 1 with itself.
 func cosineMatrix(v [][]float64) [][]float64 {

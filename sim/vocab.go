@@ -9,12 +9,11 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAvg_mask, FedAux_hard,
-// FED-PUB+APV, FedProx and FedPer are in package methods).
+// The algorithms whose strategies are in sim (FedAvg, Local,
+// FedAvg_mask, FedAux_hard, FED-PUB+APV, FedProx and FedPer are in
+// package methods).
 const (
 	FedAux Algorithm = "fedaux" // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
-	FedAvg Algorithm = "fedavg"
-	Local  Algorithm = "local"
 	GCFL   Algorithm = "gcfl"
 	FedPub Algorithm = "fedpub"
 	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg

@@ -37,7 +37,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 	switch kind {
 	case Main:
 		return []string{"cora", "citeseer", "computer", "photo"}, []int{5, 10, 20},
-			[]sim.Algorithm{sim.Local, sim.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, sim.FedGNN, sim.FedGTA, sim.FedSagePlus, sim.FedPub, sim.FedAux}, nil
+			[]sim.Algorithm{methods.Local, methods.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, sim.FedGNN, sim.FedGTA, sim.FedSagePlus, sim.FedPub, sim.FedAux}, nil
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
 			[]sim.Algorithm{sim.FedAux, methods.FedAuxHard, methods.FedAvgMask}, nil

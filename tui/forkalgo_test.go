@@ -36,12 +36,12 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 		t.Fatalf("F did not open the algorithm picker: %s", m.events[len(m.events)-1].text)
 	}
 	offer := m.algos.offer
-	for _, a := range []sim.Algorithm{sim.FedAux, methods.FedAvgMask, sim.Local} {
+	for _, a := range []sim.Algorithm{sim.FedAux, methods.FedAvgMask, methods.Local} {
 		if !slices.Contains(offer, a) {
 			t.Errorf("the picker does not offer %s (FedAux's client model): %v", a, offer)
 		}
 	}
-	for _, a := range []sim.Algorithm{sim.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, methods.FedAuxHard, sim.FedSagePlus} {
+	for _, a := range []sim.Algorithm{methods.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, methods.FedAuxHard, sim.FedSagePlus} {
 		if slices.Contains(offer, a) {
 			t.Errorf("the picker offers %s, whose client model is not FedAux's", a)
 		}
@@ -157,11 +157,11 @@ func numbersText(t *testing.T, r *sim.RoundReport) string {
 func TestForkLocalShowsView(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	press(m, "n", "F")
-	for m.algos.Selected() != sim.Local {
+	for m.algos.Selected() != methods.Local {
 		press(m, "down")
 	}
 	press(m, "enter", "n", "b")
-	if m.cfg.Algo != sim.Local || m.branchName != "B" {
+	if m.cfg.Algo != methods.Local || m.branchName != "B" {
 		t.Fatalf("branch %s runs %s, want B on local", m.branchName, m.cfg.Algo)
 	}
 	for _, step := range []string{"after b", "after a round on B"} {
@@ -211,13 +211,13 @@ func TestAlgoPickerFits(t *testing.T) {
 func TestForkAtRoundZeroOnLocal(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	press(m, "F")
-	for m.algos.Selected() != sim.Local {
+	for m.algos.Selected() != methods.Local {
 		press(m, "down")
 	}
 	press(m, "enter", "n", "n", "b")
-	ref := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = sim.Local })
+	ref := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = methods.Local })
 	press(ref, "n", "n")
-	if m.cfg.Algo != sim.Local || len(m.reports) != 2 {
+	if m.cfg.Algo != methods.Local || len(m.reports) != 2 {
 		t.Fatalf("branch %s runs %s, %d rounds", m.branchName, m.cfg.Algo, len(m.reports))
 	}
 	for r := range 2 {
