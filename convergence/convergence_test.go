@@ -41,7 +41,7 @@ func TestConvergedRound(t *testing.T) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: []sim.Algorithm{sim.FedAux, methods.FedAvg}, Seeds: 2, Seed: 1, Workers: 1}, Out: dir}
+	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: []sim.Algorithm{methods.FedAux, methods.FedAvg}, Seeds: 2, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := st.Curves()
-	if len(cs) != 2 || cs[0].Algo != sim.FedAux || cs[1].Algo != methods.FedAvg {
+	if len(cs) != 2 || cs[0].Algo != methods.FedAux || cs[1].Algo != methods.FedAvg {
 		t.Fatalf("curves %+v", cs)
 	}
 	recs := store.Records()

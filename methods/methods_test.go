@@ -74,6 +74,7 @@ func reports(e *sim.Engine) []sim.RoundReport {
 // goldenReports and goldenFingerprints: the same run, the same hash).
 func TestGolden(t *testing.T) {
 	reportsWant := map[sim.Algorithm]string{
+		methods.FedAux:     "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 		methods.FedAvg:     "59df92c84ae96f65aaf96a03c0dec3c6a134a5c03d4b54ce08511facd62fd8db",
 		methods.Local:      "4b1f9f5f35ea6b2e7c459cd8ca7560e2ec40609fa5cd1b81ac94fcbff0223bdb",
 		methods.FedPer:     "06523702412095a9add8bfdc463afec2d8b9d01fc9095c5f9b3e14e97d275141",
@@ -83,6 +84,7 @@ func TestGolden(t *testing.T) {
 		methods.FedPubAPV:  "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
+		methods.FedAux:     "57414a9850d3edb6dce4bed7dd05b3db75eff8ceab17756c43922c9083d93d1d",
 		methods.FedAvg:     "677ac7a19885fde1643d066fc02412fd27c8323bf2799219b79a856d2cb03587",
 		methods.Local:      "7c3f2eb66db8b54d62d6f410be2df1a5cb2622f1ceb700eccb0665c1c878565b",
 		methods.FedPer:     "2159c3087364e8d9b3d72aa53a9effc3d77408d6b9597a3f53256724b2d822b5",
@@ -254,7 +256,7 @@ func TestAblations(t *testing.T) {
 func TestFedPubAPVIsFedAux(t *testing.T) {
 	d := smallData(t, 7)
 	pub := run(t, smallConfig(methods.FedPubAPV), d)
-	aux := run(t, smallConfig(sim.FedAux), d)
+	aux := run(t, smallConfig(methods.FedAux), d)
 	if !reflect.DeepEqual(reports(pub), reports(aux)) {
 		t.Error("fedpub_apv's reports differ from fedaux's")
 	}
@@ -282,7 +284,7 @@ func TestCanSwitch(t *testing.T) {
 		from    sim.Algorithm
 		ok, not []sim.Algorithm
 	}{
-		{sim.FedAux, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV}, []sim.Algorithm{methods.FedProx, methods.FedPer, methods.FedAuxHard}},
+		{methods.FedAux, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV}, []sim.Algorithm{methods.FedProx, methods.FedPer, methods.FedAuxHard}},
 		{methods.FedAvg, []sim.Algorithm{methods.FedProx, methods.FedPer}, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV, methods.FedAuxHard}},
 	} {
 		e, err := sim.New(smallConfig(c.from), d, nil)
@@ -300,7 +302,7 @@ func TestCanSwitch(t *testing.T) {
 			}
 		}
 	}
-	e := run(t, smallConfig(sim.FedAux), d)
+	e := run(t, smallConfig(methods.FedAux), d)
 	f, err := e.ForkAs(nil, methods.FedAvgMask)
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,8 @@ func BenchmarkRound(b *testing.B) {
 		preset string
 		algo   sim.Algorithm
 	}{
-		{"cora-10-ref", sim.FedAux},
-		{"computer-10", sim.FedAux},
+		{"cora-10-ref", methods.FedAux},
+		{"computer-10", methods.FedAux},
 		{"computer-10", methods.FedAuxHard},
 		{"cora-10-ref", sim.FedSagePlus},
 		{"computer-10", sim.FedSagePlus},

@@ -52,7 +52,7 @@ func TestNonMembersNames(t *testing.T) {
 }
 
 func TestPaperAUC(t *testing.T) {
-	if v, ok := PaperAUC("cora-10", sim.FedAux); !ok || v != 0.51 {
+	if v, ok := PaperAUC("cora-10", methods.FedAux); !ok || v != 0.51 {
 		t.Errorf("cora-10 fedaux: %v %v, want 0.51", v, ok)
 	}
 	if v, ok := PaperAUC("pubmed-10-ref", sim.FedGNN); !ok || v != 0.58 {
@@ -61,7 +61,7 @@ func TestPaperAUC(t *testing.T) {
 	for _, c := range []struct {
 		preset string
 		algo   sim.Algorithm
-	}{{"cora-20", sim.FedAux}, {"cora-10", methods.FedAvg}, {"sbm", sim.FedAux}, {"citeseer-10", sim.FedAux}} {
+	}{{"cora-20", methods.FedAux}, {"cora-10", methods.FedAvg}, {"sbm", methods.FedAux}, {"citeseer-10", methods.FedAux}} {
 		if _, ok := PaperAUC(c.preset, c.algo); ok {
 			t.Errorf("%s %s: a paper value where the paper has none", c.preset, c.algo)
 		}
@@ -183,7 +183,7 @@ func (s *stopper) Round(_ *study.Cell, r *sim.RoundReport, _ sim.Summary) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	algos := []sim.Algorithm{sim.FedAux, methods.FedAvg, sim.FedPub, sim.FedGTA, sim.FedGNN}
+	algos := []sim.Algorithm{methods.FedAux, methods.FedAvg, sim.FedPub, sim.FedGTA, sim.FedGNN}
 	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
@@ -209,7 +209,7 @@ func TestRun(t *testing.T) {
 		return out
 	}
 	got := results(dir)
-	want := map[sim.Algorithm]sim.Descriptor{sim.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone,
+	want := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone,
 		sim.FedPub: sim.DescriptorFunctional, sim.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
 	for _, a := range algos {
 		res := got[string(a)]
@@ -272,7 +272,7 @@ func TestRun(t *testing.T) {
 	// Two workers, and the first cell interrupted after round 2 and resumed.
 	two := opts
 	two.Out, two.Workers = t.TempDir(), 2
-	two.Algos = []sim.Algorithm{sim.FedAux, sim.FedGNN}
+	two.Algos = []sim.Algorithm{methods.FedAux, sim.FedGNN}
 	it := study.NewInterrupts()
 	two.Interrupts, two.Recorder = it, &stopper{it: it, round: 2}
 	var ie *study.InterruptedError
@@ -297,7 +297,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells, _ := opts.cells()
-	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: sim.FedAux}); err != nil {
+	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: methods.FedAux}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Out = other

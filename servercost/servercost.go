@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/internal/stepcost"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -159,7 +160,7 @@ func Cases(ctx context.Context, opts Options) ([]Case, error) {
 		fmt.Fprintf(progress, "cora-10 %s: %d rounds in %.1f s\n", algo, rounds, time.Since(start).Seconds())
 		return e, nil
 	}
-	e, err := engine(sim.FedAux)
+	e, err := engine(methods.FedAux)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func floats(a, b []float64) float64 {
 func TestAlignment(t *testing.T) {
 	for _, score := range []gnn.ScoreKind{gnn.Cosine, gnn.MaxNorm} {
 		t.Run(score.String(), func(t *testing.T) {
-			c := sim.SmallConfig(sim.FedAux)
+			c := sim.SmallConfig(methods.FedAux)
 			c.Score = score
 			plain := sim.RunEngine(t, c, sim.SmallData(t, 7), sim.WantAll)
 			e, err := sim.New(c, sim.SmallData(t, 7), nil)

@@ -3,16 +3,12 @@ package sim
 import "strconv"
 
 // The built-in methods that live in sim register through Register, as
-// any other method does (FedAvg, Local, FedAvg_mask, FedAux_hard,
+// any other method does (FedAux, FedAvg, Local, FedAvg_mask, FedAux_hard,
 // FED-PUB+APV, FedProx and FedPer are in package methods). The order fixes the order of their settings
 // in Settings (tau, eps1, eps2, gta_*, fedgnn_expansion, gen_*).
 func init() {
 	apvKnobs := []string{"alpha", "partners"}
-	aux := func(c *Config) fedAux { return fedAux{source: c.Source, apvMix: c.APVMix} }
 	for _, m := range []Method{
-		{Name: FedAux, Display: "FedAux", Uses: apvKnobs, Float32: true,
-			Describe: "FedAux: masked GCN + APV kernel; server mixes by softmax(alpha * APV cosine) (Eq. 3, 4, 6)",
-			New:      func(c *Config) (Strategy, error) { return aux(c), nil }},
 		{Name: FedPub, Display: "FED-PUB",
 			Describe: "FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)",
 			Settings: []Setting{{Key: "tau", Type: Float, Default: fmtFloat(defaultTau), Check: NonNegative,

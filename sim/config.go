@@ -51,7 +51,9 @@ type Config struct {
 // DefaultConfig returns the reference hyperparameters of docs/method.md#hyperparameters.
 func DefaultConfig() Config {
 	return Config{
-		Algo: FedAux, Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
+		// FedAux (package methods registers it): the engine needs the
+		// method only when New builds its strategy.
+		Algo: Algorithm("fedaux"), Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
 		LR: 0.01, WD: 1e-6, Dropout: 0.5, Alpha: 10, Sigma: 1,
 		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,

@@ -295,7 +295,7 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	var vs map[Source][][]float64
 	var m Mixing
 	if len(ups) > 0 {
-		vs, m = serverStep(e.strategy, ups, e.knobs, round)
+		vs, m = serverStep(e.strategy.Mix, ups, e.knobs, round)
 	}
 	e.pending = spread(mix(ups, m.W, e.cfg.workers()), all)
 	rep := &RoundReport{

@@ -292,7 +292,7 @@ type statefulAvg struct{ sim.Strategy }
 // how to save it before a checkpoint, and that it can mix partial rounds
 // before clients may drop out.
 func TestStatefulStrategyGuards(t *testing.T) {
-	if sim.MayKeepState(newStrategy(t, sim.FedAux)) || sim.MayKeepState(newStrategy(t, methods.FedAvg)) || !sim.MayKeepState(&statefulAvg{newStrategy(t, methods.FedAvg)}) {
+	if sim.MayKeepState(newStrategy(t, methods.FedAux)) || sim.MayKeepState(newStrategy(t, methods.FedAvg)) || !sim.MayKeepState(&statefulAvg{newStrategy(t, methods.FedAvg)}) {
 		t.Fatal("mayKeepState misjudges")
 	}
 	e := scenarios()[1].engine(t, 1, nil)

@@ -21,7 +21,6 @@ import (
 // package methods have theirs in its tests (TestGolden), where the lines
 // of the methods that moved there went unchanged.
 var goldenReports = map[Algorithm]string{
-	"fedaux":       "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	"fedgnn":       "c49f98ebf943a217c80993d025484f35ffa7a427a7e8e7d404bb758a2a996987",
 	"fedgta":       "3ed35bf2b9ab0f55a3f513517ca4042f179d27ba1714c28fb1c55dba3d8afdf6",
 	"fedpub":       "0b1834d1e058b0629232cab6211808def53b6b8dc09b62f8905b0bdecef60fd0",
@@ -74,7 +73,6 @@ func TestGoldenReports(t *testing.T) {
 // Fingerprint of DefaultConfig: result stores key finished runs on it,
 // so a new setting must leave the algorithms that do not read it alone.
 var goldenFingerprints = map[Algorithm]string{
-	"fedaux":       "57414a9850d3edb6dce4bed7dd05b3db75eff8ceab17756c43922c9083d93d1d",
 	"fedgnn":       "dfe3c819eec12cca085410262ed1686090f9c2608179ab3084f4aacb0755f4ce",
 	"fedgta":       "18c28114151ba272f7736f00fc852ea61466c36d387005e7584331e78b524f20",
 	"fedpub":       "a9694af54556beb625044780fd3c88a2637b44385f070423a4891db976f15317",

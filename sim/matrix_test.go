@@ -14,7 +14,7 @@ import (
 // is the one logged as weights_from, and the matrices' order.
 func TestRoundMatrices(t *testing.T) {
 	want := map[sim.Algorithm]sim.Source{
-		sim.FedAux: sim.SourceAPV, sim.FedPub: sim.SourceFunctional, sim.GCFL: sim.SourceUpdate,
+		methods.FedAux: sim.SourceAPV, sim.FedPub: sim.SourceFunctional, sim.GCFL: sim.SourceUpdate,
 		methods.FedAvg: "", methods.Local: "", sim.FedSagePlus: "",
 		sim.FedGTA: sim.SourceMoments, sim.FedGNN: "",
 		sim.FedGTAAPV: sim.SourceAPV, sim.FedSageAPV: "", // FedSage+APV: no mixing in a generator round

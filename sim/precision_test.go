@@ -13,7 +13,7 @@ import (
 )
 
 func TestPrecisionFingerprint(t *testing.T) {
-	if got, want := sim.Float32Methods(), []sim.Algorithm{sim.FedAux, methods.FedAvg}; !slices.Equal(got, want) {
+	if got, want := sim.Float32Methods(), []sim.Algorithm{methods.FedAux, methods.FedAvg}; !slices.Equal(got, want) {
 		t.Errorf("float32 methods %v, want %v", got, want)
 	}
 	for _, algo := range sim.Float32Methods() {
@@ -91,7 +91,7 @@ func TestF32DeterministicAcrossWorkers(t *testing.T) {
 // TestF32Checkpoint checks that a checkpoint records the precision and
 // that a run resumed from it continues as the uninterrupted run.
 func TestF32Checkpoint(t *testing.T) {
-	c := sim.SmallConfig(sim.FedAux)
+	c := sim.SmallConfig(methods.FedAux)
 	c.Precision = gnn.F32
 	want := sim.StripTimes(sim.RunEngine(t, c, sim.SmallData(t, 7)).Reports())
 	e, err := sim.New(c, sim.SmallData(t, 7), nil)

@@ -33,7 +33,7 @@ func TestMinSigmaBothSides(t *testing.T) {
 			sigma float64
 			ok    bool
 		}{{sim.MinSigma, true}, {below, false}, {1e-200, false}} {
-			cfg := sim.SmallConfig(sim.FedAux)
+			cfg := sim.SmallConfig(methods.FedAux)
 			cfg.Kernel = kernel
 			e, err := sim.New(cfg, sim.SmallData(t, 7), nil)
 			if err != nil {
@@ -147,7 +147,7 @@ func reportJSON(t *testing.T, r *sim.RoundReport) string {
 
 // TestRollbackOff checks that Rollback refuses without SetRollback.
 func TestRollbackOff(t *testing.T) {
-	e, err := sim.New(sim.SmallConfig(sim.FedAux), sim.SmallData(t, 7), nil)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestReadsKnob(t *testing.T) {
 		algo                   sim.Algorithm
 		alpha, sigma, partners bool
 	}{
-		{sim.FedAux, true, true, true},
+		{methods.FedAux, true, true, true},
 		{methods.FedAvg, false, false, false},
 		{methods.Local, false, true, false},
 		{sim.GCFL, false, false, false},

@@ -32,9 +32,9 @@ type ServerStep struct {
 // serverStep is the server's part of a round between the uploads and the
 // mixing: the similarity view of every signature the updates carry, then
 // the strategy's weights. Engine.Step and the ServerStep functions run it.
-func serverStep(st Strategy, ups []*Update, knobs Knobs, round int) (map[Source][][]float64, Mixing) {
+func serverStep(mix func(*RoundInput) Mixing, ups []*Update, knobs Knobs, round int) (map[Source][][]float64, Mixing) {
 	vs := views(ups)
-	return vs, st.Mix(&RoundInput{Updates: ups, Views: vs, Knobs: knobs, Round: round})
+	return vs, mix(&RoundInput{Updates: ups, Views: vs, Knobs: knobs, Round: round})
 }
 
 // signatureUpdates wraps one signature per client as the updates a round
@@ -59,9 +59,9 @@ func floatBytes(vs [][]float64) int64 {
 // and the row softmax with temperature alpha.
 func APVStep(apvs [][]float64, alpha float64) ServerStep {
 	ups := signatureUpdates(SourceAPV, apvs)
-	st := fedAux{source: SourceAPV}
+	mix := func(in *RoundInput) Mixing { return SimilarityMixing(in, SourceAPV) }
 	return ServerStep{Method: "fedaux", Input: floatBytes(apvs), Run: func() Mixing {
-		_, m := serverStep(st, ups, Knobs{Alpha: alpha}, 1)
+		_, m := serverStep(mix, ups, Knobs{Alpha: alpha}, 1)
 		return m
 	}}
 }
@@ -84,7 +84,7 @@ func FedPubStep(models []*gnn.Model, proxy *gnn.Input, tau float64, forwards boo
 		sigs := embed()
 		ups := signatureUpdates(SourceFunctional, sigs)
 		return ServerStep{Method: "fedpub-client", Input: floatBytes(sigs), Run: func() Mixing {
-			_, m := serverStep(st, ups, Knobs{}, 1)
+			_, m := serverStep(st.Mix, ups, Knobs{}, 1)
 			return m
 		}}
 	}
@@ -95,7 +95,7 @@ func FedPubStep(models []*gnn.Model, proxy *gnn.Input, tau float64, forwards boo
 		}
 	}
 	return ServerStep{Method: "fedpub-server", Input: input, Run: func() Mixing {
-		_, m := serverStep(st, signatureUpdates(SourceFunctional, embed()), Knobs{}, 1)
+		_, m := serverStep(st.Mix, signatureUpdates(SourceFunctional, embed()), Knobs{}, 1)
 		return m
 	}}
 }
@@ -111,7 +111,7 @@ func GCFLStep(dw [][]float64) ServerStep {
 	ups := signatureUpdates(SourceUpdate, dw)
 	return ServerStep{Method: "gcfl", Input: floatBytes(dw), Run: func() Mixing {
 		g := forcedGCFL()
-		_, m := serverStep(g, ups, Knobs{}, gcflWarmup+1)
+		_, m := serverStep(g.Mix, ups, Knobs{}, gcflWarmup+1)
 		return m
 	}}
 }
@@ -217,7 +217,7 @@ func ShapeUploads(features, classes, hidden, k int, seed uint64) (apvs, dw [][]f
 	rng := stream(seed, "shape", 0)
 	for i := 0; i < k; i++ {
 		aux := base
-		fedAux{}.Model(&aux)
+		aux.Masked, aux.Kernel = true, true // FedAux's client model, with the APV
 		m, err := gnn.NewModel(aux, stream(seed, "shape-aux", i))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)

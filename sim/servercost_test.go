@@ -26,7 +26,7 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		}
 	}
 	t.Run("fedaux", func(t *testing.T) {
-		c := sim.SmallConfig(sim.FedAux)
+		c := sim.SmallConfig(methods.FedAux)
 		c.Alpha = 7
 		e := sim.RunEngine(t, c, d)
 		apvs, err := e.Uploads(sim.SourceAPV)
@@ -91,7 +91,7 @@ func TestGCFLStepForcesTheCut(t *testing.T) {
 }
 
 func TestUploadsNeedARound(t *testing.T) {
-	e, err := sim.New(sim.SmallConfig(sim.FedAux), sim.SmallData(t, 3), nil)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -86,7 +87,7 @@ func TestFingerprint(t *testing.T) {
 		if err := d.Set(key, v+"1"); err != nil {
 			continue
 		}
-		if r := sim.SettingReaders(key); r != nil && !slices.Contains(r, sim.FedAux) {
+		if r := sim.SettingReaders(key); r != nil && !slices.Contains(r, methods.FedAux) {
 			continue // another algorithm's setting
 		}
 		if d.Fingerprint() == sim.DefaultConfig().Fingerprint() && len(sim.AlgorithmSettings("fedaux")) > 0 {

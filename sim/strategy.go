@@ -67,20 +67,6 @@ type Strategy interface {
 	Mix(in *RoundInput) Mixing
 }
 
-// fedAux mixes every non-mask parameter (the APV too when apvMix) with
-// weights softmax(alpha * sim(k, l)) over l, sim the cosine of the chosen
-// signature (Eq. 3, 4, 6; the paper's signature is the APV).
-type fedAux struct {
-	source Source
-	apvMix bool
-}
-
-func (fedAux) Name() Algorithm             { return FedAux }
-func (fedAux) Model(cfg *gnn.Config)       { cfg.Masked, cfg.Kernel = true, true }
-func (f fedAux) Uses() []Source            { return []Source{f.source} }
-func (f fedAux) Shares(p *gnn.Param) bool  { return SharesAPV(p, f.apvMix) }
-func (f fedAux) Mix(in *RoundInput) Mixing { return SimilarityMixing(in, f.source) }
-
 // SharesAPV is FedAux's Shares: every parameter that is not personal (the
 // masks are), the APV only when apvMix (-apv_mix).
 func SharesAPV(p *gnn.Param, apvMix bool) bool {

@@ -173,5 +173,5 @@ func (f fedSageAPV) Mix(in *RoundInput) Mixing {
 	if in.Round < f.genRounds {
 		return Mixing{}
 	}
-	return fedAux{source: SourceAPV, apvMix: true}.Mix(in)
+	return SimilarityMixing(in, SourceAPV)
 }

@@ -220,7 +220,7 @@ func TestFedGTASettings(t *testing.T) {
 	if typ, _ := old.Get("gta_type"); typ != "hybrid" {
 		t.Errorf("gta_type \"\" reads %q, want the default hybrid", typ)
 	}
-	c.Algo = FedAux
+	c.Algo = "fedaux"
 	a := c.Fingerprint()
 	setOpts(t, &c, "gta_eps", "0.1")
 	if c.Fingerprint() != a {

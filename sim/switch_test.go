@@ -20,8 +20,8 @@ func TestCanSwitch(t *testing.T) {
 		from    sim.Algorithm
 		ok, not []sim.Algorithm
 	}{
-		{sim.FedAux, []sim.Algorithm{sim.FedAux, methods.FedAvgMask, methods.Local}, []sim.Algorithm{methods.FedAvg, sim.GCFL, sim.FedPub, sim.FedSagePlus, sim.FedSageAPV, sim.FedGTAAPV}},
-		{methods.FedAvg, []sim.Algorithm{methods.FedAvg, sim.GCFL, sim.FedGTA, sim.FedGNN}, []sim.Algorithm{sim.FedAux, methods.FedAvgMask, methods.Local, sim.FedPub, sim.FedSagePlus, sim.FedGTAAPV}},
+		{methods.FedAux, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local}, []sim.Algorithm{methods.FedAvg, sim.GCFL, sim.FedPub, sim.FedSagePlus, sim.FedSageAPV, sim.FedGTAAPV}},
+		{methods.FedAvg, []sim.Algorithm{methods.FedAvg, sim.GCFL, sim.FedGTA, sim.FedGNN}, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local, sim.FedPub, sim.FedSagePlus, sim.FedGTAAPV}},
 		{sim.FedSagePlus, nil, []sim.Algorithm{sim.FedSagePlus, methods.FedAvg}},
 	} {
 		e, err := sim.New(sim.SmallConfig(c.from), sim.SmallData(t, 7), nil)
@@ -54,7 +54,7 @@ func TestCanSwitch(t *testing.T) {
 func TestForkAs(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	s := scenario{cfg: sim.SmallConfig(sim.FedAux), knobs: map[int]float64{2: 20}}
+	s := scenario{cfg: sim.SmallConfig(methods.FedAux), knobs: map[int]float64{2: 20}}
 	s.cfg.Rounds = 6
 	e := s.engine(t, 3, nil)
 	s.runTo(t, e, 3)
@@ -149,8 +149,8 @@ func TestForkAs(t *testing.T) {
 // fork that never failed.
 func TestForkRollsBack(t *testing.T) {
 	ctx := context.Background()
-	for _, algo := range []sim.Algorithm{sim.FedAux, methods.FedAvgMask} {
-		s := scenario{cfg: sim.SmallConfig(sim.FedAux)}
+	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedAvgMask} {
+		s := scenario{cfg: sim.SmallConfig(methods.FedAux)}
 		s.cfg.Rounds = 8
 		fork := func() *sim.Engine {
 			e := s.engine(t, 2, nil)
@@ -159,7 +159,7 @@ func TestForkRollsBack(t *testing.T) {
 			}
 			s.runTo(t, e, 3)
 			f, err := e.ForkAs(nil, algo)
-			if algo == sim.FedAux {
+			if algo == methods.FedAux {
 				f, err = e.Fork(nil)
 			}
 			if err != nil {

@@ -9,11 +9,10 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAvg, Local,
+// The algorithms whose strategies are in sim (FedAux, FedAvg, Local,
 // FedAvg_mask, FedAux_hard, FED-PUB+APV, FedProx and FedPer are in
 // package methods).
 const (
-	FedAux Algorithm = "fedaux" // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
 	GCFL   Algorithm = "gcfl"
 	FedPub Algorithm = "fedpub"
 	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg

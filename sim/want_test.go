@@ -17,7 +17,7 @@ import (
 // exactly the matrix an engine that wanted it all along has; and that
 // what is wanted changes nothing else of the run.
 func TestUnreadViewsAreNotComputed(t *testing.T) {
-	uses := map[sim.Algorithm][]string{sim.FedAux: {"apv"}, sim.FedPub: {"functional"}, sim.GCFL: {"update"}, methods.FedAvg: nil}
+	uses := map[sim.Algorithm][]string{methods.FedAux: {"apv"}, sim.FedPub: {"functional"}, sim.GCFL: {"update"}, methods.FedAvg: nil}
 	for algo, need := range uses {
 		t.Run(string(algo), func(t *testing.T) {
 			c := sim.SmallConfig(algo)
@@ -73,7 +73,7 @@ func TestUnreadViewsAreNotComputed(t *testing.T) {
 // client reports the signatures and the embedding the message asks for,
 // and no other.
 func TestClientComputesOnlyAskedSignatures(t *testing.T) {
-	e, err := sim.New(sim.SmallConfig(sim.FedAux), sim.SmallData(t, 3), nil)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestClientComputesOnlyAskedSignatures(t *testing.T) {
 // TestOffered checks the optional matrices an engine lists.
 func TestOffered(t *testing.T) {
 	for algo, want := range map[sim.Algorithm][]string{
-		sim.FedAux:     {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
+		methods.FedAux: {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
 		methods.FedAvg: {"pc1", "readout", "functional", sim.MatrixGroundTruth},
 		sim.GCFL:       {"pc1", "readout", "functional", "update", sim.MatrixGroundTruth},
 		// The GraphSAGE clients give no readout nor functional embedding.
@@ -130,7 +130,7 @@ func TestOffered(t *testing.T) {
 // round 2 is its generator phase's last: the clients evaluate on the full
 // graph, then mend it (no client misses it: FedSage+ refuses absences).
 func TestCompleteGivesTheWantedMatrices(t *testing.T) {
-	for _, algo := range []sim.Algorithm{sim.FedAux, methods.FedAvg, sim.FedSageAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedAvg, sim.FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
 			c := sim.SmallConfig(algo)
 			sim.SetOpts(t, &c, "gen_rounds", "2")

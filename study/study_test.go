@@ -22,7 +22,7 @@ func cells(n int) []*Cell {
 	p := tiny.Preset("tiny-4", 4)
 	var out []*Cell
 	for i := 0; len(out) < n; i++ {
-		for _, a := range []sim.Algorithm{methods.FedAvg, sim.FedAux} {
+		for _, a := range []sim.Algorithm{methods.FedAvg, methods.FedAux} {
 			c := p.Config()
 			c.Algo, c.Seed, c.Workers = a, uint64(1+i), 1
 			out = append(out, &Cell{Scenario: p, Config: c, Labels: map[string]string{"i": fmt.Sprint(len(out))}})
