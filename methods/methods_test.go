@@ -74,6 +74,8 @@ func reports(e *sim.Engine) []sim.RoundReport {
 // goldenReports and goldenFingerprints: the same run, the same hash).
 func TestGolden(t *testing.T) {
 	reportsWant := map[sim.Algorithm]string{
+		methods.FedPub:     "0b1834d1e058b0629232cab6211808def53b6b8dc09b62f8905b0bdecef60fd0",
+		methods.GCFL:       "418f9980af801f8215aaf7bcd45157329bee4f69b37a008ad094d45cb3300d26",
 		methods.FedAux:     "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 		methods.FedAvg:     "59df92c84ae96f65aaf96a03c0dec3c6a134a5c03d4b54ce08511facd62fd8db",
 		methods.Local:      "4b1f9f5f35ea6b2e7c459cd8ca7560e2ec40609fa5cd1b81ac94fcbff0223bdb",
@@ -84,6 +86,8 @@ func TestGolden(t *testing.T) {
 		methods.FedPubAPV:  "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
+		methods.FedPub:     "a9694af54556beb625044780fd3c88a2637b44385f070423a4891db976f15317",
+		methods.GCFL:       "6b84b42b3c6c9b952d4ac85d437c727fcbe6cf020b061f024f5a6541d3ac3ce6",
 		methods.FedAux:     "57414a9850d3edb6dce4bed7dd05b3db75eff8ceab17756c43922c9083d93d1d",
 		methods.FedAvg:     "677ac7a19885fde1643d066fc02412fd27c8323bf2799219b79a856d2cb03587",
 		methods.Local:      "7c3f2eb66db8b54d62d6f410be2df1a5cb2622f1ceb700eccb0665c1c878565b",

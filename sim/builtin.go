@@ -3,28 +3,12 @@ package sim
 import "strconv"
 
 // The built-in methods that live in sim register through Register, as
-// any other method does (FedAux, FedAvg, Local, FedAvg_mask, FedAux_hard,
+// any other method does (FedAux, FedAvg, Local, FED-PUB, GCFL, FedAvg_mask, FedAux_hard,
 // FED-PUB+APV, FedProx and FedPer are in package methods). The order fixes the order of their settings
-// in Settings (tau, eps1, eps2, gta_*, fedgnn_expansion, gen_*).
+// in Settings (gta_*, fedgnn_expansion, gen_*).
 func init() {
 	apvKnobs := []string{"alpha", "partners"}
 	for _, m := range []Method{
-		{Name: FedPub, Display: "FED-PUB",
-			Describe: "FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)",
-			Settings: []Setting{{Key: "tau", Type: Float, Default: fmtFloat(defaultTau), Check: NonNegative,
-				Doc: "fedpub: server temperature tau of exp(tau * cosine) (FED-PUB's Cora scripts: 3)"}},
-			New: func(c *Config) (Strategy, error) { return fedPub{tau: c.Options.Float("tau")}, nil }},
-		{Name: GCFL, Display: "GCFL",
-			Describe: "GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
-			Settings: []Setting{
-				{Key: "eps1", Type: Float, Default: fmtFloat(defaultGCFLEps1), Check: NonNegative,
-					Doc: "gcfl: a cluster splits when the norm of its mean update is below eps1 ..."},
-				{Key: "eps2", Type: Float, Default: fmtFloat(defaultGCFLEps2), Check: NonNegative,
-					Doc: "gcfl: ... and its largest update norm above eps2"},
-			},
-			New: func(c *Config) (Strategy, error) {
-				return &gcfl{eps1: c.Options.Float("eps1"), eps2: c.Options.Float("eps2")}, nil
-			}},
 		{Name: FedGTA, Display: "FedGTA", Settings: gtaSettings,
 			Describe: "FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence",
 			New:      func(c *Config) (Strategy, error) { return newFedGTA(c), nil }},

@@ -17,26 +17,23 @@ var (
 	SetOpts     = setOpts
 	SettingKey  = settingKey
 	Unregister  = unregister
-	TwoGroups   = twoGroups
 )
 
 // Internals.
 const (
 	CheckpointFormat = checkpointFormat
 	CheckpointMagic  = checkpointMagic
-	GCFLWarmup       = gcflWarmup
 )
 
 var (
-	ChooseGauss         = chooseGauss
-	DecodeCheckpoint    = decodeCheckpoint
-	Float32Methods      = float32Methods
-	FmtKnobLimit        = fmtKnobLimit
-	FunctionalSignature = functionalSignature
-	MayKeepState        = mayKeepState
-	ResumeFile          = resumeFile
-	SameRound           = sameRound
-	SoftmaxStats        = softmaxStats
+	ChooseGauss      = chooseGauss
+	DecodeCheckpoint = decodeCheckpoint
+	Float32Methods   = float32Methods
+	FmtKnobLimit     = fmtKnobLimit
+	MayKeepState     = mayKeepState
+	ResumeFile       = resumeFile
+	SameRound        = sameRound
+	SoftmaxStats     = softmaxStats
 )
 
 // SettingReaders returns the methods that read setting key (nil: all).

@@ -14,7 +14,7 @@ import (
 // is the one logged as weights_from, and the matrices' order.
 func TestRoundMatrices(t *testing.T) {
 	want := map[sim.Algorithm]sim.Source{
-		methods.FedAux: sim.SourceAPV, sim.FedPub: sim.SourceFunctional, sim.GCFL: sim.SourceUpdate,
+		methods.FedAux: sim.SourceAPV, methods.FedPub: sim.SourceFunctional, methods.GCFL: sim.SourceUpdate,
 		methods.FedAvg: "", methods.Local: "", sim.FedSagePlus: "",
 		sim.FedGTA: sim.SourceMoments, sim.FedGNN: "",
 		sim.FedGTAAPV: sim.SourceAPV, sim.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
@@ -50,10 +50,10 @@ func TestRoundMatrices(t *testing.T) {
 			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
 		}
 		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
-		if algo == methods.FedAvg || algo == sim.GCFL || algo == sim.FedPub || algo == sim.FedGTA || algo == sim.FedGNN { // no APV
+		if algo == methods.FedAvg || algo == methods.GCFL || algo == methods.FedPub || algo == sim.FedGTA || algo == sim.FedGNN { // no APV
 			order = []string{"pc1", "readout", "functional"}
 		}
-		if algo == sim.GCFL {
+		if algo == methods.GCFL {
 			order = append(order, "update")
 		}
 		if algo == sim.FedGTA || algo == sim.FedGTAAPV {

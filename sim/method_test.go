@@ -283,7 +283,7 @@ func TestCheckpointFormat1(t *testing.T) {
 	if err := gob.NewEncoder(&payload).Encode(struct {
 		Format int
 		Config config1b
-	}{1, config1b{Algo: sim.GCFL, Rounds: 7, Mu: 0.5, GCFLEps2: 0.2, GenRounds: 3, FedGNNExpansion: true}}); err != nil {
+	}{1, config1b{Algo: methods.GCFL, Rounds: 7, Mu: 0.5, GCFLEps2: 0.2, GenRounds: 3, FedGNNExpansion: true}}); err != nil {
 		t.Fatal(err)
 	}
 	file.Reset()
@@ -304,7 +304,7 @@ func TestCheckpointFormat1(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("format 1 settings\n%v\nwant\n%v", got, want)
 	}
-	if ck.Format != sim.CheckpointFormat || ck.Config.Rounds != 7 || ck.Config.Algo != sim.GCFL {
+	if ck.Format != sim.CheckpointFormat || ck.Config.Rounds != 7 || ck.Config.Algo != methods.GCFL {
 		t.Errorf("format %d, config %+v", ck.Format, ck.Config)
 	}
 }

@@ -40,7 +40,7 @@ func TestPrecisionFingerprint(t *testing.T) {
 }
 
 func TestPrecisionRefused(t *testing.T) {
-	c := sim.SmallConfig(sim.GCFL)
+	c := sim.SmallConfig(methods.GCFL)
 	c.Precision = gnn.F32
 	err := c.Validate()
 	if err == nil {
@@ -137,7 +137,7 @@ func TestF32Switch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = e.CanSwitch(sim.GCFL)
+		err = e.CanSwitch(methods.GCFL)
 		if p == gnn.F64 && err != nil {
 			t.Errorf("f64: fedavg to gcfl refused: %v", err)
 		}

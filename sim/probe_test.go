@@ -79,7 +79,7 @@ func probeEngine(t *testing.T, c sim.Config, at map[int]bool, targets bool) *sim
 // probes changes nothing else of the run; and that the probes do not
 // depend on the number of workers.
 func TestProbe(t *testing.T) {
-	kinds := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone, sim.FedPub: sim.DescriptorFunctional,
+	kinds := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone, methods.FedPub: sim.DescriptorFunctional,
 		sim.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
 	at := map[int]bool{2: true, 4: true}
 	for algo, kind := range kinds {

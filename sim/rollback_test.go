@@ -169,7 +169,7 @@ func TestReadsKnob(t *testing.T) {
 		{methods.FedAux, true, true, true},
 		{methods.FedAvg, false, false, false},
 		{methods.Local, false, true, false},
-		{sim.GCFL, false, false, false},
+		{methods.GCFL, false, false, false},
 	} {
 		e, err := sim.New(sim.SmallConfig(c.algo), sim.SmallData(t, 7), nil)
 		if err != nil {

@@ -40,54 +40,6 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 			t.Errorf("input %d bytes, want %d", step.Input, want)
 		}
 	})
-	t.Run("fedpub", func(t *testing.T) {
-		c := sim.SmallConfig(sim.FedPub)
-		e := sim.RunEngine(t, c, d)
-		models, proxy, err := e.Models()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, forwards := range []bool{true, false} {
-			step := sim.FedPubStep(models, proxy, c.Options.Float("tau"), forwards)
-			check(t, e, step.Run())
-			check(t, e, step.Run())
-		}
-	})
-	t.Run("gcfl", func(t *testing.T) {
-		c := sim.SmallConfig(sim.GCFL)
-		// Thresholds that split the cluster of all clients in the round
-		// after the warm-up: the engine's round is then the forced step.
-		c.Rounds = sim.GCFLWarmup + 1
-		sim.SetOpts(t, &c, "eps1", "1e9", "eps2", "0")
-		e := sim.RunEngine(t, c, d)
-		dw, err := e.Uploads(sim.SourceUpdate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step := sim.GCFLStep(dw)
-		for range 2 {
-			m := step.Run()
-			check(t, e, m)
-			last := e.Reports()[len(e.Reports())-1]
-			if !reflect.DeepEqual(m.Clusters, last.Clusters) || len(m.Clusters) != 2 {
-				t.Errorf("clusters %v, want %v (two)", m.Clusters, last.Clusters)
-			}
-			if !reflect.DeepEqual(m.ClusterNorms, last.ClusterNorms) {
-				t.Errorf("cluster norms %v, want %v", m.ClusterNorms, last.ClusterNorms)
-			}
-		}
-	})
-}
-
-// Before its warm-up ends the engine's GCFL does not split, whatever the
-// norms; the forced step always cuts.
-func TestGCFLStepForcesTheCut(t *testing.T) {
-	dw := sim.TwoGroups([]int{0, 2, 4}, 6, 1)
-	m := sim.GCFLStep(dw).Run()
-	want := [][]int{{0, 2, 4}, {1, 3, 5}}
-	if !reflect.DeepEqual(m.Clusters, want) {
-		t.Errorf("clusters %v, want %v", m.Clusters, want)
-	}
 }
 
 func TestUploadsNeedARound(t *testing.T) {
@@ -126,32 +78,7 @@ func TestShapeUploads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := sim.FedPubStep(models, proxy, 3, true).Run(); len(m.W) != 3 {
+	if m := methods.FedPubStep(models, proxy, 3, true).Run(); len(m.W) != 3 {
 		t.Errorf("fedpub weights %v: want 3 x 3", m.W)
-	}
-}
-
-func TestFedPubStepInputCountsTheProxy(t *testing.T) {
-	_, _, models, err := sim.ShapeUploads(8, 3, 4, 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := sim.ProxyGraph(1, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var params int64
-	for _, m := range models {
-		for _, p := range m.Params() {
-			params += int64(len(p.Value)) * 8
-		}
-	}
-	a := proxy.Prop.Matrix()
-	want := params + 500*8*8 + int64(len(a.Indptr)+2*a.NNZ())*8
-	if got := sim.FedPubStep(models, proxy, 3, true).Input; got != want {
-		t.Errorf("input %d bytes, want %d", got, want)
-	}
-	if got := sim.FedPubStep(models, proxy, 3, false).Input; got != 2*4*8 {
-		t.Errorf("client-side input %d bytes, want the 2 embeddings of 4 (%d)", got, 2*4*8)
 	}
 }

@@ -34,7 +34,7 @@ func (c *Client) signatures(want []Source) map[Source][]float64 {
 	}
 	// Last, since it overwrites the layers' buffers.
 	if slices.Contains(want, SourceFunctional) && c.proxy != nil {
-		sig[SourceFunctional] = functionalSignature(c.model, *c.proxy)
+		sig[SourceFunctional] = FunctionalSignature(c.model, *c.proxy)
 	}
 	return sig
 }

@@ -9,12 +9,10 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAux, FedAvg, Local,
+// The algorithms whose strategies are in sim (FedAux, FedAvg, Local, FED-PUB, GCFL,
 // FedAvg_mask, FedAux_hard, FED-PUB+APV, FedProx and FedPer are in
 // package methods).
 const (
-	GCFL   Algorithm = "gcfl"
-	FedPub Algorithm = "fedpub"
 	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
 	FedGTA Algorithm = "fedgta" // docs/method.md#fedgta: label-propagation moments, personalised by accept set and confidence
 	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then

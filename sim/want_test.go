@@ -17,7 +17,7 @@ import (
 // exactly the matrix an engine that wanted it all along has; and that
 // what is wanted changes nothing else of the run.
 func TestUnreadViewsAreNotComputed(t *testing.T) {
-	uses := map[sim.Algorithm][]string{methods.FedAux: {"apv"}, sim.FedPub: {"functional"}, sim.GCFL: {"update"}, methods.FedAvg: nil}
+	uses := map[sim.Algorithm][]string{methods.FedAux: {"apv"}, methods.FedPub: {"functional"}, methods.GCFL: {"update"}, methods.FedAvg: nil}
 	for algo, need := range uses {
 		t.Run(string(algo), func(t *testing.T) {
 			c := sim.SmallConfig(algo)
@@ -107,7 +107,7 @@ func TestOffered(t *testing.T) {
 	for algo, want := range map[sim.Algorithm][]string{
 		methods.FedAux: {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
 		methods.FedAvg: {"pc1", "readout", "functional", sim.MatrixGroundTruth},
-		sim.GCFL:       {"pc1", "readout", "functional", "update", sim.MatrixGroundTruth},
+		methods.GCFL:   {"pc1", "readout", "functional", "update", sim.MatrixGroundTruth},
 		// The GraphSAGE clients give no readout nor functional embedding.
 		sim.FedSagePlus: {sim.MatrixGroundTruth},
 		sim.FedSageAPV:  {"apv", "apv-delta", "pc1", sim.MatrixGroundTruth},
