@@ -10,21 +10,11 @@ import (
 	"github.com/fedaux/fedaux/sim"
 )
 
-// set sets settings of c, key then value, failing t on a parse error.
-func set(t testing.TB, c *sim.Config, kv ...string) {
-	t.Helper()
-	for i := 0; i+1 < len(kv); i += 2 {
-		if err := c.Set(kv[i], kv[i+1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestFedPubEngineWeights: in an engine, FED-PUB's weights come from the
 // functional view.
 func TestFedPubEngineWeights(t *testing.T) {
-	c := smallConfig(methods.FedPub)
-	e, err := sim.New(c, smallData(t, 3), nil)
+	c := methods.SmallConfig(methods.FedPub)
+	e, err := sim.New(c, methods.SmallData(t, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +33,9 @@ func TestBaselineConfigValidate(t *testing.T) {
 		flag string
 		f    func(*sim.Config)
 	}{
-		{"tau", func(c *sim.Config) { set(t, c, "tau", "NaN") }},
-		{"eps1", func(c *sim.Config) { set(t, c, "eps1", "+Inf") }},
-		{"eps2", func(c *sim.Config) { set(t, c, "eps2", "-0.1") }},
+		{"tau", func(c *sim.Config) { methods.Set(t, c, "tau", "NaN") }},
+		{"eps1", func(c *sim.Config) { methods.Set(t, c, "eps1", "+Inf") }},
+		{"eps2", func(c *sim.Config) { methods.Set(t, c, "eps2", "-0.1") }},
 	} {
 		c := sim.DefaultConfig()
 		mod.f(&c)
@@ -67,10 +57,10 @@ func TestBaselineConfigValidate(t *testing.T) {
 func TestGCFLEngineSplits(t *testing.T) {
 	var runs [][]sim.RoundReport
 	for _, workers := range []int{1, 3} {
-		c := smallConfig(methods.GCFL)
+		c := methods.SmallConfig(methods.GCFL)
 		c.Rounds, c.Workers = methods.GCFLWarmup+2, workers
-		set(t, &c, "eps1", "1e9", "eps2", "0")
-		e := run(t, c, smallData(t, 7))
+		methods.Set(t, &c, "eps1", "1e9", "eps2", "0")
+		e := methods.Run(t, c, methods.SmallData(t, 7))
 		g := e.Strategy().(interface{ Clusters() [][]int })
 		if len(g.Clusters()) < 3 { // rounds 21 and 22 each split every cluster of 3 or more
 			t.Fatalf("clusters %v: want two rounds of splits", g.Clusters())
@@ -93,7 +83,7 @@ func TestGCFLEngineSplits(t *testing.T) {
 				t.Errorf("cluster norms %+v: want 0 <= mean <= max", n)
 			}
 		}
-		runs = append(runs, reports(e))
+		runs = append(runs, methods.Reports(e))
 	}
 	if !reflect.DeepEqual(runs[0], runs[1]) {
 		t.Error("gcfl differs between worker counts")

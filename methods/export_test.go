@@ -7,3 +7,12 @@ const GCFLWarmup = gcflWarmup
 
 // ClusterWeights is GCFL's block-uniform mixing over clusters.
 var ClusterWeights = clusterWeights
+
+// Test helpers (helpers_test.go).
+var (
+	SmallData   = smallData
+	SmallConfig = smallConfig
+	Run         = run
+	Reports     = reports
+	Set         = set
+)

@@ -10,70 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
-
-// smallData is sim's test federation: a two-group SBM of 240 nodes in 8
-// clients (seed 3 or 7).
-func smallData(t testing.TB, seed uint64) *sim.Data {
-	t.Helper()
-	cfg := graphio.DefaultSBM()
-	cfg.Nodes, cfg.Clients, cfg.Groups = 240, 8, 2
-	cfg.IntraProb = []float64{0.2, 0.4}
-	cfg.Classes = 3
-	cfg.Seed = seed
-	g, block, groups, err := graphio.GenerateSBM(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roles, err := graphio.SplitSeeded(g.N(), seed, graphio.DefaultTrainFrac, graphio.DefaultTestFrac)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients, err := graphio.Partition(g, block, roles, cfg.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses, Groups: groups}
-}
-
-// smallConfig is sim's test configuration.
-func smallConfig(algo sim.Algorithm) sim.Config {
-	c := sim.DefaultConfig()
-	c.Algo, c.Rounds, c.Hidden = algo, 4, 16
-	return c
-}
-
-func run(t testing.TB, c sim.Config, d *sim.Data, want ...string) *sim.Engine {
-	t.Helper()
-	e, err := sim.New(c, d, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Want(want...)
-	if _, err := e.Run(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func reports(e *sim.Engine) []sim.RoundReport {
-	var out []sim.RoundReport
-	for _, r := range e.Reports() {
-		c := *r
-		c.Seconds = 0
-		out = append(out, c)
-	}
-	return out
-}
 
 // TestGolden checks the methods' numbers and result keys against the
 // digests sim recorded for them before they moved here (sim's
 // goldenReports and goldenFingerprints: the same run, the same hash).
 func TestGolden(t *testing.T) {
 	reportsWant := map[sim.Algorithm]string{
+		methods.FedGTA:     "3ed35bf2b9ab0f55a3f513517ca4042f179d27ba1714c28fb1c55dba3d8afdf6",
+		methods.FedGTAAPV:  "8a56217d8b59b7e735bd8b8ce1aa3c36eaf72c0ef6383369a32a8047882929c2",
 		methods.FedPub:     "0b1834d1e058b0629232cab6211808def53b6b8dc09b62f8905b0bdecef60fd0",
 		methods.GCFL:       "418f9980af801f8215aaf7bcd45157329bee4f69b37a008ad094d45cb3300d26",
 		methods.FedAux:     "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
@@ -86,6 +33,8 @@ func TestGolden(t *testing.T) {
 		methods.FedPubAPV:  "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
+		methods.FedGTA:     "18c28114151ba272f7736f00fc852ea61466c36d387005e7584331e78b524f20",
+		methods.FedGTAAPV:  "3cf8d8c003928e3e6d2e3a43ea518938383b126ab4444fdb5d83b049af6c9384",
 		methods.FedPub:     "a9694af54556beb625044780fd3c88a2637b44385f070423a4891db976f15317",
 		methods.GCFL:       "6b84b42b3c6c9b952d4ac85d437c727fcbe6cf020b061f024f5a6541d3ac3ce6",
 		methods.FedAux:     "57414a9850d3edb6dce4bed7dd05b3db75eff8ceab17756c43922c9083d93d1d",
@@ -98,9 +47,9 @@ func TestGolden(t *testing.T) {
 		methods.FedPubAPV:  "78b699492f9af1c73c0908a4cbcae3675ea31a49e5b29b35b627e51763d46bae",
 	}
 	for algo, want := range reportsWant {
-		c := smallConfig(algo)
+		c := methods.SmallConfig(algo)
 		c.Workers, c.Epochs = 2, 2
-		b, err := json.Marshal(reports(run(t, c, smallData(t, 7), sim.WantAll)))
+		b, err := json.Marshal(methods.Reports(methods.Run(t, c, methods.SmallData(t, 7), sim.WantAll)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,10 +97,10 @@ func TestRegistered(t *testing.T) {
 // travel, the classifier head does not, so the heads differ between
 // clients after the round and FedPer differs from FedAvg.
 func TestFedPerKeepsHeadLocal(t *testing.T) {
-	c := smallConfig(methods.FedPer)
+	c := methods.SmallConfig(methods.FedPer)
 	c.Rounds = 2
-	d := smallData(t, 3)
-	e := run(t, c, d)
+	d := methods.SmallData(t, 3)
+	e := methods.Run(t, c, d)
 	models, _, err := e.Models()
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +109,7 @@ func TestFedPerKeepsHeadLocal(t *testing.T) {
 		t.Error("two clients have the same classifier head")
 	}
 	c.Algo = methods.FedAvg
-	if reflect.DeepEqual(reports(e), reports(run(t, c, d))) {
+	if reflect.DeepEqual(methods.Reports(e), methods.Reports(methods.Run(t, c, d))) {
 		t.Error("fedper is fedavg")
 	}
 	var names []string
@@ -180,14 +129,14 @@ func TestFedPerKeepsHeadLocal(t *testing.T) {
 // FedProx is FedAvg bit for bit at any mu; with two local steps it is
 // FedAvg only at mu = 0.
 func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
-	d := smallData(t, 3)
+	d := methods.SmallData(t, 3)
 	runMu := func(algo sim.Algorithm, mu string, epochs int) []sim.RoundReport {
-		c := smallConfig(algo)
+		c := methods.SmallConfig(algo)
 		c.Rounds, c.Epochs = 3, epochs
 		if err := c.Set("mu", mu); err != nil {
 			t.Fatal(err)
 		}
-		return reports(run(t, c, d))
+		return methods.Reports(methods.Run(t, c, d))
 	}
 	if !reflect.DeepEqual(runMu(methods.FedAvg, "0", 1), runMu(methods.FedProx, "1", 1)) {
 		t.Error("one local step: fedprox with mu = 1 differs from fedavg")
@@ -205,7 +154,7 @@ func TestFedProxIsFedAvgAtMuZero(t *testing.T) {
 // they read, and that fedavg_mask's weights are uniform beside the APV
 // similarity.
 func TestAblations(t *testing.T) {
-	d := smallData(t, 3)
+	d := methods.SmallData(t, 3)
 	for _, c := range []struct {
 		algo                   sim.Algorithm
 		shared                 string
@@ -214,7 +163,7 @@ func TestAblations(t *testing.T) {
 		{methods.FedAuxHard, "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv hard.conv1.weight hard.conv1.bias hard.conv2.weight hard.conv2.bias", true, false, true},
 		{methods.FedAvgMask, "conv1.weight conv1.bias conv2.weight conv2.bias cls.weight cls.bias apv", false, true, false},
 	} {
-		e, err := sim.New(smallConfig(c.algo), d, nil)
+		e, err := sim.New(methods.SmallConfig(c.algo), d, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,10 +207,10 @@ func TestAblations(t *testing.T) {
 // and every report is the same, bit for bit; the weights come from the
 // APV, and no functional view (FED-PUB's proxy graph) is computed.
 func TestFedPubAPVIsFedAux(t *testing.T) {
-	d := smallData(t, 7)
-	pub := run(t, smallConfig(methods.FedPubAPV), d)
-	aux := run(t, smallConfig(methods.FedAux), d)
-	if !reflect.DeepEqual(reports(pub), reports(aux)) {
+	d := methods.SmallData(t, 7)
+	pub := methods.Run(t, methods.SmallConfig(methods.FedPubAPV), d)
+	aux := methods.Run(t, methods.SmallConfig(methods.FedAux), d)
+	if !reflect.DeepEqual(methods.Reports(pub), methods.Reports(aux)) {
 		t.Error("fedpub_apv's reports differ from fedaux's")
 	}
 	models, _, err := pub.Models()
@@ -283,7 +232,7 @@ func TestFedPubAPVIsFedAux(t *testing.T) {
 // to (sim.Engine.CanSwitch: the same client model), and that a FedAux
 // run forked as fedavg_mask mixes uniformly.
 func TestCanSwitch(t *testing.T) {
-	d := smallData(t, 7)
+	d := methods.SmallData(t, 7)
 	for _, c := range []struct {
 		from    sim.Algorithm
 		ok, not []sim.Algorithm
@@ -291,7 +240,7 @@ func TestCanSwitch(t *testing.T) {
 		{methods.FedAux, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV}, []sim.Algorithm{methods.FedProx, methods.FedPer, methods.FedAuxHard}},
 		{methods.FedAvg, []sim.Algorithm{methods.FedProx, methods.FedPer}, []sim.Algorithm{methods.FedAvgMask, methods.FedPubAPV, methods.FedAuxHard}},
 	} {
-		e, err := sim.New(smallConfig(c.from), d, nil)
+		e, err := sim.New(methods.SmallConfig(c.from), d, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +255,7 @@ func TestCanSwitch(t *testing.T) {
 			}
 		}
 	}
-	e := run(t, smallConfig(methods.FedAux), d)
+	e := methods.Run(t, methods.SmallConfig(methods.FedAux), d)
 	f, err := e.ForkAs(nil, methods.FedAvgMask)
 	if err != nil {
 		t.Fatal(err)

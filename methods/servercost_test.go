@@ -11,7 +11,7 @@ import (
 // FED-PUB's and GCFL's server-cost steps, run on the uploads an engine's
 // last round received, must decide what that round decided, bit for bit.
 func TestServerStepsMatchTheEngine(t *testing.T) {
-	d := smallData(t, 3)
+	d := methods.SmallData(t, 3)
 	check := func(t *testing.T, e *sim.Engine, m sim.Mixing) {
 		t.Helper()
 		last := e.Reports()[len(e.Reports())-1]
@@ -26,8 +26,8 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		}
 	}
 	t.Run("fedpub", func(t *testing.T) {
-		c := smallConfig(methods.FedPub)
-		e := run(t, c, d)
+		c := methods.SmallConfig(methods.FedPub)
+		e := methods.Run(t, c, d)
 		models, proxy, err := e.Models()
 		if err != nil {
 			t.Fatal(err)
@@ -39,12 +39,12 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		}
 	})
 	t.Run("gcfl", func(t *testing.T) {
-		c := smallConfig(methods.GCFL)
+		c := methods.SmallConfig(methods.GCFL)
 		// Thresholds that split the cluster of all clients in the round
 		// after the warm-up: the engine's round is then the forced step.
 		c.Rounds = methods.GCFLWarmup + 1
-		set(t, &c, "eps1", "1e9", "eps2", "0")
-		e := run(t, c, d)
+		methods.Set(t, &c, "eps1", "1e9", "eps2", "0")
+		e := methods.Run(t, c, d)
 		dw, err := e.Uploads(sim.SourceUpdate)
 		if err != nil {
 			t.Fatal(err)

@@ -183,7 +183,7 @@ func (s *stopper) Round(_ *study.Cell, r *sim.RoundReport, _ sim.Summary) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	algos := []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedPub, sim.FedGTA, sim.FedGNN}
+	algos := []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedPub, methods.FedGTA, sim.FedGNN}
 	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestRun(t *testing.T) {
 	}
 	got := results(dir)
 	want := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone,
-		methods.FedPub: sim.DescriptorFunctional, sim.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
+		methods.FedPub: sim.DescriptorFunctional, methods.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
 	for _, a := range algos {
 		res := got[string(a)]
 		if res.Descriptor != want[a] || !slices.Equal(res.Checkpoints, CheckpointRounds(3)) || len(res.Attacks) != 2 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -114,7 +115,7 @@ func scenarios() []scenario {
 	// (the clients' streams) and its expansion with clients missing; spec
 	// 12's APV variants of FED-PUB and FedGTA (FedSage+APV's clients are
 	// FedSage+'s: TestFedSagePlusCheckpoint).
-	for _, algo := range []sim.Algorithm{sim.FedGTA, sim.FedGNN, sim.FedGTAAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedGTA, sim.FedGNN, methods.FedGTAAPV} {
 		c := sim.SmallConfig(algo)
 		c.Rounds = 6
 		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})

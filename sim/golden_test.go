@@ -22,9 +22,7 @@ import (
 // of the methods that moved there went unchanged.
 var goldenReports = map[Algorithm]string{
 	"fedgnn":       "c49f98ebf943a217c80993d025484f35ffa7a427a7e8e7d404bb758a2a996987",
-	"fedgta":       "3ed35bf2b9ab0f55a3f513517ca4042f179d27ba1714c28fb1c55dba3d8afdf6",
 	"fedsage_plus": "ee5feedc603c41405855c168a004b6a06ca8f42ba4eeb87da793c22d09be2bb2",
-	"fedgta_apv":   "8a56217d8b59b7e735bd8b8ce1aa3c36eaf72c0ef6383369a32a8047882929c2",
 	"fedsage_apv":  "375ff17f5f6978e7c25d462153cdbd9cbbfc2d620d1bee52f87fe709619d0ed4",
 }
 
@@ -72,9 +70,7 @@ func TestGoldenReports(t *testing.T) {
 // so a new setting must leave the algorithms that do not read it alone.
 var goldenFingerprints = map[Algorithm]string{
 	"fedgnn":       "dfe3c819eec12cca085410262ed1686090f9c2608179ab3084f4aacb0755f4ce",
-	"fedgta":       "18c28114151ba272f7736f00fc852ea61466c36d387005e7584331e78b524f20",
 	"fedsage_plus": "74e418e34078907b5cddb55ef34ff40962cbc5af61baac4b6d8dd153bcc8323e",
-	"fedgta_apv":   "3cf8d8c003928e3e6d2e3a43ea518938383b126ab4444fdb5d83b049af6c9384",
 	"fedsage_apv":  "d7c6ae02dc7489b15d6a202a76181d68b1dc9a274aa48240c8ba4db3c91a004e",
 }
 

@@ -16,8 +16,8 @@ func TestRoundMatrices(t *testing.T) {
 	want := map[sim.Algorithm]sim.Source{
 		methods.FedAux: sim.SourceAPV, methods.FedPub: sim.SourceFunctional, methods.GCFL: sim.SourceUpdate,
 		methods.FedAvg: "", methods.Local: "", sim.FedSagePlus: "",
-		sim.FedGTA: sim.SourceMoments, sim.FedGNN: "",
-		sim.FedGTAAPV: sim.SourceAPV, sim.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
+		methods.FedGTA: sim.SourceMoments, sim.FedGNN: "",
+		methods.FedGTAAPV: sim.SourceAPV, sim.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
 	for _, algo := range sim.Algorithms() {
 		if _, ok := want[algo]; !ok {
@@ -50,13 +50,13 @@ func TestRoundMatrices(t *testing.T) {
 			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
 		}
 		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
-		if algo == methods.FedAvg || algo == methods.GCFL || algo == methods.FedPub || algo == sim.FedGTA || algo == sim.FedGNN { // no APV
+		if algo == methods.FedAvg || algo == methods.GCFL || algo == methods.FedPub || algo == methods.FedGTA || algo == sim.FedGNN { // no APV
 			order = []string{"pc1", "readout", "functional"}
 		}
 		if algo == methods.GCFL {
 			order = append(order, "update")
 		}
-		if algo == sim.FedGTA || algo == sim.FedGTAAPV {
+		if algo == methods.FedGTA || algo == methods.FedGTAAPV {
 			order = append(order, "moments")
 		}
 		if algo == sim.FedSagePlus { // no signatures; no mixing in a generator round

@@ -9,12 +9,11 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAux, FedAvg, Local, FED-PUB, GCFL,
+// The algorithms whose strategies are in sim (FedAux, FedAvg, Local, FED-PUB, GCFL, FedGTA, FedGTA+APV,
 // FedAvg_mask, FedAux_hard, FED-PUB+APV, FedProx and FedPer are in
 // package methods).
 const (
 	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
-	FedGTA Algorithm = "fedgta" // docs/method.md#fedgta: label-propagation moments, personalised by accept set and confidence
 	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then
 	// FedAvg of a GraphSAGE classifier on the mended graphs.
 	FedSagePlus Algorithm = "fedsage_plus"
@@ -22,7 +21,6 @@ const (
 	// The APV transferability variants (docs/method.md#the-apv-variants): each baseline
 	// with FedAux's APV head on its client model and the APV similarity
 	// in its server's weights.
-	FedGTAAPV  Algorithm = "fedgta_apv"  // FedGTA+APV: GCN + APV head; w_kl proportional to 1[l in S_k] w_l exp(alpha * APV cosine)
 	FedSageAPV Algorithm = "fedsage_apv" // FedSage+APV: NeighGen unchanged; GraphSAGE + APV head, FedAux's mixing instead of FedAvg
 )
 

@@ -109,9 +109,9 @@ func TestOffered(t *testing.T) {
 		methods.FedAvg: {"pc1", "readout", "functional", sim.MatrixGroundTruth},
 		methods.GCFL:   {"pc1", "readout", "functional", "update", sim.MatrixGroundTruth},
 		// The GraphSAGE clients give no readout nor functional embedding.
-		sim.FedSagePlus: {sim.MatrixGroundTruth},
-		sim.FedSageAPV:  {"apv", "apv-delta", "pc1", sim.MatrixGroundTruth},
-		sim.FedGTAAPV:   {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
+		sim.FedSagePlus:   {sim.MatrixGroundTruth},
+		sim.FedSageAPV:    {"apv", "apv-delta", "pc1", sim.MatrixGroundTruth},
+		methods.FedGTAAPV: {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
 	} {
 		e, err := sim.New(sim.SmallConfig(algo), sim.SmallData(t, 3), nil)
 		if err != nil {

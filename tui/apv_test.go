@@ -16,7 +16,7 @@ import (
 // (FedGTA+APV also its moments view), and an export completes the last
 // round's views without error and writes the log and the CSV.
 func TestAPVVariantsOnScreen(t *testing.T) {
-	for _, algo := range []sim.Algorithm{methods.FedPubAPV, sim.FedGTAAPV, sim.FedSageAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedPubAPV, methods.FedGTAAPV, sim.FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
 			m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) {
 				c.Algo, c.Rounds = algo, 4 // FedSage+APV mixes from round 1
@@ -39,7 +39,7 @@ func TestAPVVariantsOnScreen(t *testing.T) {
 				}
 			}
 			want := []string{"apv", srcWeights}
-			if algo == sim.FedGTAAPV {
+			if algo == methods.FedGTAAPV {
 				want = append(want, "moments")
 			}
 			for _, w := range want {
