@@ -19,6 +19,7 @@ import (
 // goldenReports and goldenFingerprints: the same run, the same hash).
 func TestGolden(t *testing.T) {
 	reportsWant := map[sim.Algorithm]string{
+		methods.FedGNN:     "c49f98ebf943a217c80993d025484f35ffa7a427a7e8e7d404bb758a2a996987",
 		methods.FedGTA:     "3ed35bf2b9ab0f55a3f513517ca4042f179d27ba1714c28fb1c55dba3d8afdf6",
 		methods.FedGTAAPV:  "8a56217d8b59b7e735bd8b8ce1aa3c36eaf72c0ef6383369a32a8047882929c2",
 		methods.FedPub:     "0b1834d1e058b0629232cab6211808def53b6b8dc09b62f8905b0bdecef60fd0",
@@ -33,6 +34,7 @@ func TestGolden(t *testing.T) {
 		methods.FedPubAPV:  "2e296a860a45e9722f4525e44db7a1dbc47d5978c878048500123edd56f5d92d",
 	}
 	fingerprintWant := map[sim.Algorithm]string{
+		methods.FedGNN:     "dfe3c819eec12cca085410262ed1686090f9c2608179ab3084f4aacb0755f4ce",
 		methods.FedGTA:     "18c28114151ba272f7736f00fc852ea61466c36d387005e7584331e78b524f20",
 		methods.FedGTAAPV:  "3cf8d8c003928e3e6d2e3a43ea518938383b126ab4444fdb5d83b049af6c9384",
 		methods.FedPub:     "a9694af54556beb625044780fd3c88a2637b44385f070423a4891db976f15317",

@@ -55,7 +55,7 @@ func TestPaperAUC(t *testing.T) {
 	if v, ok := PaperAUC("cora-10", methods.FedAux); !ok || v != 0.51 {
 		t.Errorf("cora-10 fedaux: %v %v, want 0.51", v, ok)
 	}
-	if v, ok := PaperAUC("pubmed-10-ref", sim.FedGNN); !ok || v != 0.58 {
+	if v, ok := PaperAUC("pubmed-10-ref", methods.FedGNN); !ok || v != 0.58 {
 		t.Errorf("pubmed-10-ref fedgnn: %v %v, want 0.58", v, ok)
 	}
 	for _, c := range []struct {
@@ -183,7 +183,7 @@ func (s *stopper) Round(_ *study.Cell, r *sim.RoundReport, _ sim.Summary) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	algos := []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedPub, methods.FedGTA, sim.FedGNN}
+	algos := []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedPub, methods.FedGTA, methods.FedGNN}
 	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestRun(t *testing.T) {
 	}
 	got := results(dir)
 	want := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone,
-		methods.FedPub: sim.DescriptorFunctional, methods.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
+		methods.FedPub: sim.DescriptorFunctional, methods.FedGTA: sim.DescriptorMoments, methods.FedGNN: sim.DescriptorBoundary}
 	for _, a := range algos {
 		res := got[string(a)]
 		if res.Descriptor != want[a] || !slices.Equal(res.Checkpoints, CheckpointRounds(3)) || len(res.Attacks) != 2 {
@@ -272,7 +272,7 @@ func TestRun(t *testing.T) {
 	// Two workers, and the first cell interrupted after round 2 and resumed.
 	two := opts
 	two.Out, two.Workers = t.TempDir(), 2
-	two.Algos = []sim.Algorithm{methods.FedAux, sim.FedGNN}
+	two.Algos = []sim.Algorithm{methods.FedAux, methods.FedGNN}
 	it := study.NewInterrupts()
 	two.Interrupts, two.Recorder = it, &stopper{it: it, round: 2}
 	var ie *study.InterruptedError

@@ -3,17 +3,12 @@ package sim
 import "strconv"
 
 // The built-in methods that live in sim register through Register, as
-// any other method does (FedAux, FedAvg, Local, FED-PUB, GCFL, FedGTA, FedGTA+APV, FedAvg_mask, FedAux_hard,
+// any other method does (FedAux, FedAvg, Local, FED-PUB, GCFL, FedGTA, FedGTA+APV, FedGNN, FedAvg_mask, FedAux_hard,
 // FED-PUB+APV, FedProx and FedPer are in package methods). The order fixes the order of their settings
-// in Settings (fedgnn_expansion, gen_*).
+// in Settings (gen_*).
 func init() {
 	apvKnobs := []string{"alpha", "partners"}
 	for _, m := range []Method{
-		{Name: FedGNN, Display: "FedGNN",
-			Describe: "FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size",
-			Settings: []Setting{{Key: "fedgnn_expansion", Type: OnOff, Default: "on",
-				Doc: "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only"}},
-			New: func(c *Config) (Strategy, error) { return newFedGNN(c), nil }},
 		{Name: FedSagePlus, Display: "FedSage+", Settings: sageSettings, Check: checkSage,
 			Describe: "FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
 			New:      func(c *Config) (Strategy, error) { return newFedSagePlus(c), nil }},

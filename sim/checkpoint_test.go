@@ -115,12 +115,12 @@ func scenarios() []scenario {
 	// (the clients' streams) and its expansion with clients missing; spec
 	// 12's APV variants of FED-PUB and FedGTA (FedSage+APV's clients are
 	// FedSage+'s: TestFedSagePlusCheckpoint).
-	for _, algo := range []sim.Algorithm{methods.FedGTA, sim.FedGNN, methods.FedGTAAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedGTA, methods.FedGNN, methods.FedGTAAPV} {
 		c := sim.SmallConfig(algo)
 		c.Rounds = 6
 		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})
 	}
-	c = sim.SmallConfig(sim.FedGNN)
+	c = sim.SmallConfig(methods.FedGNN)
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedgnn-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20}})
 	return out

@@ -21,7 +21,6 @@ import (
 // package methods have theirs in its tests (TestGolden), where the lines
 // of the methods that moved there went unchanged.
 var goldenReports = map[Algorithm]string{
-	"fedgnn":       "c49f98ebf943a217c80993d025484f35ffa7a427a7e8e7d404bb758a2a996987",
 	"fedsage_plus": "ee5feedc603c41405855c168a004b6a06ca8f42ba4eeb87da793c22d09be2bb2",
 	"fedsage_apv":  "375ff17f5f6978e7c25d462153cdbd9cbbfc2d620d1bee52f87fe709619d0ed4",
 }
@@ -69,7 +68,6 @@ func TestGoldenReports(t *testing.T) {
 // Fingerprint of DefaultConfig: result stores key finished runs on it,
 // so a new setting must leave the algorithms that do not read it alone.
 var goldenFingerprints = map[Algorithm]string{
-	"fedgnn":       "dfe3c819eec12cca085410262ed1686090f9c2608179ab3084f4aacb0755f4ce",
 	"fedsage_plus": "74e418e34078907b5cddb55ef34ff40962cbc5af61baac4b6d8dd153bcc8323e",
 	"fedsage_apv":  "d7c6ae02dc7489b15d6a202a76181d68b1dc9a274aa48240c8ba4db3c91a004e",
 }

@@ -16,7 +16,7 @@ func TestRoundMatrices(t *testing.T) {
 	want := map[sim.Algorithm]sim.Source{
 		methods.FedAux: sim.SourceAPV, methods.FedPub: sim.SourceFunctional, methods.GCFL: sim.SourceUpdate,
 		methods.FedAvg: "", methods.Local: "", sim.FedSagePlus: "",
-		methods.FedGTA: sim.SourceMoments, sim.FedGNN: "",
+		methods.FedGTA: sim.SourceMoments, methods.FedGNN: "",
 		methods.FedGTAAPV: sim.SourceAPV, sim.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
 	for _, algo := range sim.Algorithms() {
@@ -50,7 +50,7 @@ func TestRoundMatrices(t *testing.T) {
 			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
 		}
 		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
-		if algo == methods.FedAvg || algo == methods.GCFL || algo == methods.FedPub || algo == methods.FedGTA || algo == sim.FedGNN { // no APV
+		if algo == methods.FedAvg || algo == methods.GCFL || algo == methods.FedPub || algo == methods.FedGTA || algo == methods.FedGNN { // no APV
 			order = []string{"pc1", "readout", "functional"}
 		}
 		if algo == methods.GCFL {

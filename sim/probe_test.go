@@ -80,7 +80,7 @@ func probeEngine(t *testing.T, c sim.Config, at map[int]bool, targets bool) *sim
 // depend on the number of workers.
 func TestProbe(t *testing.T) {
 	kinds := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone, methods.FedPub: sim.DescriptorFunctional,
-		methods.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
+		methods.FedGTA: sim.DescriptorMoments, methods.FedGNN: sim.DescriptorBoundary}
 	at := map[int]bool{2: true, 4: true}
 	for algo, kind := range kinds {
 		t.Run(string(algo), func(t *testing.T) {

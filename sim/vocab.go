@@ -9,11 +9,10 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAux, FedAvg, Local, FED-PUB, GCFL, FedGTA, FedGTA+APV,
+// The algorithms whose strategies are in sim (FedAux, FedAvg, Local, FED-PUB, GCFL, FedGTA, FedGTA+APV, FedGNN,
 // FedAvg_mask, FedAux_hard, FED-PUB+APV, FedProx and FedPer are in
 // package methods).
 const (
-	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
 	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then
 	// FedAvg of a GraphSAGE classifier on the mended graphs.
 	FedSagePlus Algorithm = "fedsage_plus"

@@ -37,7 +37,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 	switch kind {
 	case Main:
 		return []string{"cora", "citeseer", "computer", "photo"}, []int{5, 10, 20},
-			[]sim.Algorithm{methods.Local, methods.FedAvg, methods.FedProx, methods.FedPer, methods.GCFL, sim.FedGNN, methods.FedGTA, sim.FedSagePlus, methods.FedPub, methods.FedAux}, nil
+			[]sim.Algorithm{methods.Local, methods.FedAvg, methods.FedProx, methods.FedPer, methods.GCFL, methods.FedGNN, methods.FedGTA, sim.FedSagePlus, methods.FedPub, methods.FedAux}, nil
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
 			[]sim.Algorithm{methods.FedAux, methods.FedAuxHard, methods.FedAvgMask}, nil
