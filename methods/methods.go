@@ -24,7 +24,7 @@ const (
 // eps2, gta_*, fedgnn_expansion, gen_*), then the others' (mu).
 func init() {
 	for _, ms := range [][]sim.Method{
-		fedAuxMethods(), fedAvgMethods(), fedPubMethods(), gcflMethods(), fedGTAMethods(), fedGNNMethods(),
+		fedAuxMethods(), fedAvgMethods(), fedPubMethods(), gcflMethods(), fedGTAMethods(), fedGNNMethods(), fedSageMethods(),
 		ablationMethods(), fedPerMethods(), fedProxMethods(), fedPubAPVMethods(),
 	} {
 		for _, m := range ms {

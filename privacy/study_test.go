@@ -304,7 +304,7 @@ func TestRun(t *testing.T) {
 	if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "without an attack") {
 		t.Errorf("a directory with another study's result: %v", err)
 	}
-	opts.Algos = []sim.Algorithm{sim.FedSagePlus}
+	opts.Algos = []sim.Algorithm{methods.FedSagePlus}
 	if _, err := Run(context.Background(), opts); err == nil || !strings.HasPrefix(err.Error(), "privacy: ") {
 		t.Errorf("fedsage_plus: %v, want a privacy error", err)
 	}

@@ -171,7 +171,9 @@ func (c *Config) layers() int {
 	return c.Layers
 }
 
-func (c *Config) workers() int {
+// NumWorkers returns the number of clients trained at once (Workers; 0
+// means GOMAXPROCS).
+func (c *Config) NumWorkers() int {
 	if c.Workers > 0 {
 		return c.Workers
 	}

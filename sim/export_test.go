@@ -26,7 +26,6 @@ const (
 )
 
 var (
-	ChooseGauss      = chooseGauss
 	DecodeCheckpoint = decodeCheckpoint
 	Float32Methods   = float32Methods
 	FmtKnobLimit     = fmtKnobLimit

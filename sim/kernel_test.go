@@ -22,7 +22,7 @@ func TestChooseGauss(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := sim.ChooseGauss(tt.kernel, tt.n, 1).Name(); got != tt.want {
-			t.Errorf("chooseGauss(%s, %d) = %s, want %s", tt.kernel, tt.n, got, tt.want)
+			t.Errorf("ChooseGauss(%s, %d) = %s, want %s", tt.kernel, tt.n, got, tt.want)
 		}
 	}
 }

@@ -15,9 +15,9 @@ import (
 func TestRoundMatrices(t *testing.T) {
 	want := map[sim.Algorithm]sim.Source{
 		methods.FedAux: sim.SourceAPV, methods.FedPub: sim.SourceFunctional, methods.GCFL: sim.SourceUpdate,
-		methods.FedAvg: "", methods.Local: "", sim.FedSagePlus: "",
+		methods.FedAvg: "", methods.Local: "", methods.FedSagePlus: "",
 		methods.FedGTA: sim.SourceMoments, methods.FedGNN: "",
-		methods.FedGTAAPV: sim.SourceAPV, sim.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
+		methods.FedGTAAPV: sim.SourceAPV, methods.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
 	for _, algo := range sim.Algorithms() {
 		if _, ok := want[algo]; !ok {
@@ -59,20 +59,20 @@ func TestRoundMatrices(t *testing.T) {
 		if algo == methods.FedGTA || algo == methods.FedGTAAPV {
 			order = append(order, "moments")
 		}
-		if algo == sim.FedSagePlus { // no signatures; no mixing in a generator round
+		if algo == methods.FedSagePlus { // no signatures; no mixing in a generator round
 			order = nil
 		}
-		if algo == sim.FedSageAPV { // the APV's and pc1; no mixing in a generator round
+		if algo == methods.FedSageAPV { // the APV's and pc1; no mixing in a generator round
 			order = []string{"apv", "apv-delta", "pc1"}
 		}
-		if algo != methods.Local && algo != sim.FedSagePlus && algo != sim.FedSageAPV {
+		if algo != methods.Local && algo != methods.FedSagePlus && algo != methods.FedSageAPV {
 			order = append(order, sim.MatrixWeights)
 		}
 		order = append(order, sim.MatrixGroundTruth)
 		if !slices.Equal(names, order) {
 			t.Errorf("%s: matrices %v, want %v", algo, names, order)
 		}
-		if m, ok := rep.Matrix(sim.MatrixWeights); algo != methods.Local && algo != sim.FedSagePlus && algo != sim.FedSageAPV && (!ok || m.Kind != sim.KindWeights) {
+		if m, ok := rep.Matrix(sim.MatrixWeights); algo != methods.Local && algo != methods.FedSagePlus && algo != methods.FedSageAPV && (!ok || m.Kind != sim.KindWeights) {
 			t.Errorf("%s: weights matrix %v %v", algo, ok, m.Kind)
 		}
 	}

@@ -70,14 +70,14 @@ func APVStep(apvs [][]float64, alpha float64) ServerStep {
 // feature dimension, as the engine does on first use: 5 disconnected
 // Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
 func ProxyGraph(seed uint64, features int) (*gnn.Input, error) {
-	return proxyGraph(stream(seed, "proxy", 0), 5, 100, 0.1, features)
+	return proxyGraph(Stream(seed, "proxy", 0), 5, 100, 0.1, features)
 }
 
 // FunctionalSignature is the SourceFunctional signature of model m
 // (FED-PUB's functional embedding): its last GCN layer's pre-ReLU output
 // on the proxy graph (ProxyGraph) in evaluation mode, mean-pooled.
 func FunctionalSignature(m *gnn.Model, proxy gnn.Input) []float64 {
-	return meanRows(m.EmbedPreReLU(proxy))
+	return MeanRows(m.EmbedPreReLU(proxy))
 }
 
 // clients returns the engine's in-process clients, in client order.
@@ -146,23 +146,23 @@ func ShapeUploads(features, classes, hidden, k int, seed uint64) (apvs, dw [][]f
 	cfg := DefaultConfig()
 	cfg.Hidden = hidden
 	base := gnn.Config{InFeatures: features, Hidden: hidden, Layers: cfg.Layers, Classes: classes, Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout}
-	rng := stream(seed, "shape", 0)
+	rng := Stream(seed, "shape", 0)
 	for i := 0; i < k; i++ {
 		aux := base
 		aux.Masked, aux.Kernel = true, true // FedAux's client model, with the APV
-		m, err := gnn.NewModel(aux, stream(seed, "shape-aux", i))
+		m, err := gnn.NewModel(aux, Stream(seed, "shape-aux", i))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)
 		}
 		apvs = append(apvs, normal(rng, len(m.Param("apv").Value)))
 		pub := base
 		pub.Masked = true // FED-PUB's MaskedGCN
-		if m, err = gnn.NewModel(pub, stream(seed, "shape-pub", i)); err != nil {
+		if m, err = gnn.NewModel(pub, Stream(seed, "shape-pub", i)); err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)
 		}
 		models = append(models, m)
 		plain := base // GCFL's plain GCN, all of whose parameters travel
-		if m, err = gnn.NewModel(plain, stream(seed, "shape-gcfl", i)); err != nil {
+		if m, err = gnn.NewModel(plain, Stream(seed, "shape-gcfl", i)); err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)
 		}
 		var n int

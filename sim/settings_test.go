@@ -102,7 +102,7 @@ func TestFingerprint(t *testing.T) {
 func TestEngineLayers(t *testing.T) {
 	d := sim.SmallData(t, 3)
 	for _, algo := range sim.Algorithms() {
-		if algo == sim.FedSagePlus || algo == sim.FedSageAPV {
+		if algo == methods.FedSagePlus || algo == methods.FedSageAPV {
 			continue // GraphSAGE, two layers (Validate refuses others)
 		}
 		var ref []sim.RoundReport

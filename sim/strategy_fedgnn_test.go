@@ -125,7 +125,7 @@ func TestFedGNNExpansion(t *testing.T) {
 		for u, rs := range byNode {
 			lists[u] = rs
 		}
-		want, err := gnn.NewExpansion(toGNN(d.Graph.Adj), 1, lists)
+		want, err := gnn.NewExpansion(ToGNN(d.Graph.Adj), 1, lists)
 		if err != nil {
 			t.Fatal(err)
 		}

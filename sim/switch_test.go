@@ -20,9 +20,9 @@ func TestCanSwitch(t *testing.T) {
 		from    sim.Algorithm
 		ok, not []sim.Algorithm
 	}{
-		{methods.FedAux, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local}, []sim.Algorithm{methods.FedAvg, methods.GCFL, methods.FedPub, sim.FedSagePlus, sim.FedSageAPV, methods.FedGTAAPV}},
-		{methods.FedAvg, []sim.Algorithm{methods.FedAvg, methods.GCFL, methods.FedGTA, methods.FedGNN}, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local, methods.FedPub, sim.FedSagePlus, methods.FedGTAAPV}},
-		{sim.FedSagePlus, nil, []sim.Algorithm{sim.FedSagePlus, methods.FedAvg}},
+		{methods.FedAux, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local}, []sim.Algorithm{methods.FedAvg, methods.GCFL, methods.FedPub, methods.FedSagePlus, methods.FedSageAPV, methods.FedGTAAPV}},
+		{methods.FedAvg, []sim.Algorithm{methods.FedAvg, methods.GCFL, methods.FedGTA, methods.FedGNN}, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local, methods.FedPub, methods.FedSagePlus, methods.FedGTAAPV}},
+		{methods.FedSagePlus, nil, []sim.Algorithm{methods.FedSagePlus, methods.FedAvg}},
 	} {
 		e, err := sim.New(sim.SmallConfig(c.from), sim.SmallData(t, 7), nil)
 		if err != nil {

@@ -9,20 +9,6 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAux, FedAvg, Local, FED-PUB, GCFL, FedGTA, FedGTA+APV, FedGNN,
-// FedAvg_mask, FedAux_hard, FED-PUB+APV, FedProx and FedPer are in
-// package methods).
-const (
-	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then
-	// FedAvg of a GraphSAGE classifier on the mended graphs.
-	FedSagePlus Algorithm = "fedsage_plus"
-
-	// The APV transferability variants (docs/method.md#the-apv-variants): each baseline
-	// with FedAux's APV head on its client model and the APV similarity
-	// in its server's weights.
-	FedSageAPV Algorithm = "fedsage_apv" // FedSage+APV: NeighGen unchanged; GraphSAGE + APV head, FedAux's mixing instead of FedAvg
-)
-
 // ParseAlgorithm returns the algorithm named s.
 func ParseAlgorithm(s string) (Algorithm, error) {
 	return parseName("algo", s, Algorithms(), "one of "+joinNames(Algorithms()))

@@ -109,9 +109,9 @@ func TestOffered(t *testing.T) {
 		methods.FedAvg: {"pc1", "readout", "functional", sim.MatrixGroundTruth},
 		methods.GCFL:   {"pc1", "readout", "functional", "update", sim.MatrixGroundTruth},
 		// The GraphSAGE clients give no readout nor functional embedding.
-		sim.FedSagePlus:   {sim.MatrixGroundTruth},
-		sim.FedSageAPV:    {"apv", "apv-delta", "pc1", sim.MatrixGroundTruth},
-		methods.FedGTAAPV: {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
+		methods.FedSagePlus: {sim.MatrixGroundTruth},
+		methods.FedSageAPV:  {"apv", "apv-delta", "pc1", sim.MatrixGroundTruth},
+		methods.FedGTAAPV:   {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
 	} {
 		e, err := sim.New(sim.SmallConfig(algo), sim.SmallData(t, 3), nil)
 		if err != nil {
@@ -130,7 +130,7 @@ func TestOffered(t *testing.T) {
 // round 2 is its generator phase's last: the clients evaluate on the full
 // graph, then mend it (no client misses it: FedSage+ refuses absences).
 func TestCompleteGivesTheWantedMatrices(t *testing.T) {
-	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedAvg, sim.FedSageAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
 			c := sim.SmallConfig(algo)
 			sim.SetOpts(t, &c, "gen_rounds", "2")
@@ -139,7 +139,7 @@ func TestCompleteGivesTheWantedMatrices(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if algo != sim.FedSageAPV {
+				if algo != methods.FedSageAPV {
 					hooks := &sim.FaultHooks{Absent: func(round, client int) bool { return round == 2 && client == 2 }}
 					if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
 						t.Fatal(err)
@@ -158,7 +158,7 @@ func TestCompleteGivesTheWantedMatrices(t *testing.T) {
 				}
 			}
 			got, ref := lazy.Reports()[1], all.Reports()[1]
-			if len(got.Missing) != boolInt(algo != sim.FedSageAPV) || len(got.Views) >= len(ref.Views) || got.GroundTruth != nil {
+			if len(got.Missing) != boolInt(algo != methods.FedSageAPV) || len(got.Views) >= len(ref.Views) || got.GroundTruth != nil {
 				t.Fatalf("round 2: missing %v, %d views of %d, ground truth %v", got.Missing, len(got.Views), len(ref.Views), got.GroundTruth != nil)
 			}
 			if err := lazy.Complete(ctx, sim.WantAll); err != nil {

@@ -41,7 +41,7 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 			t.Errorf("the picker does not offer %s (FedAux's client model): %v", a, offer)
 		}
 	}
-	for _, a := range []sim.Algorithm{methods.FedAvg, methods.FedProx, methods.FedPer, methods.GCFL, methods.FedAuxHard, sim.FedSagePlus} {
+	for _, a := range []sim.Algorithm{methods.FedAvg, methods.FedProx, methods.FedPer, methods.GCFL, methods.FedAuxHard, methods.FedSagePlus} {
 		if slices.Contains(offer, a) {
 			t.Errorf("the picker offers %s, whose client model is not FedAux's", a)
 		}
