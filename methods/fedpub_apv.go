@@ -33,7 +33,7 @@ func fedPubAPVMethods() []sim.Method {
 // through model.state_dict(), whose tensors are detached, so they change
 // the logged loss and no gradient; the 1e-3 that acts is l1 as the
 // pruning threshold of the masks, which the MaskedGCN here has. fedpub
-// leaves both terms out (sim/strategy_fedpub.go), and so does this: the
+// leaves both terms out (fedpub.go), and so does this: the
 // client is fedpub's, with the head.
 //
 // The result is FedAux's algorithm, whose client is FED-PUB's MaskedGCN

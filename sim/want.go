@@ -50,7 +50,7 @@ func (e *Engine) Offered() []string {
 
 // sources lists the signatures the engine's clients can report, in
 // Sources order (GCFL's update last). FedSage+'s clients report none,
-// FedSage+APV's the APV's and pc1 (see sageClient.headSignatures).
+// FedSage+APV's the APV's and pc1 (see HeadSignatures).
 func (e *Engine) sources() []Source {
 	var out []Source
 	_, sage := e.strategy.(RunnerBuilder)
