@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -40,7 +41,7 @@ func TestConvergedRound(t *testing.T) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: []sim.Algorithm{sim.FedAux, sim.FedAvg}, Seeds: 2, Seed: 1, Workers: 1}, Out: dir}
+	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: []sim.Algorithm{methods.FedAux, methods.FedAvg}, Seeds: 2, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := st.Curves()
-	if len(cs) != 2 || cs[0].Algo != sim.FedAux || cs[1].Algo != sim.FedAvg {
+	if len(cs) != 2 || cs[0].Algo != methods.FedAux || cs[1].Algo != methods.FedAvg {
 		t.Fatalf("curves %+v", cs)
 	}
 	recs := store.Records()
@@ -105,7 +106,7 @@ func TestRun(t *testing.T) {
 	}
 	other := opts
 	other.Out, other.Reuse = t.TempDir(), []string{dir}
-	other.Algos = []sim.Algorithm{sim.FedAvg}
+	other.Algos = []sim.Algorithm{methods.FedAvg}
 	if st, err := Run(context.Background(), other); err != nil || st.Ran != 0 || st.Reused != 2 {
 		t.Errorf("reuse: %+v, %v; want 2 reused, 0 run", st, err)
 	}

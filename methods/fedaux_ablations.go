@@ -11,21 +11,23 @@ const (
 	FedAuxHard sim.Algorithm = "fedaux_hard" // ablation i: the kernel replaced by sort + two 1-D convolutions
 )
 
-func init() {
-	sim.Register(sim.Method{
-		Name: FedAvgMask, Display: "FedAvg_mask",
-		Describe: "ablation ii: FedAux client, uniform server weights (alpha = 0)",
-		New: func(c *sim.Config) (sim.Strategy, error) {
-			return fedAvgMask{source: c.Source, apvMix: c.APVMix}, nil
+func ablationMethods() []sim.Method {
+	return []sim.Method{
+		{
+			Name: FedAvgMask, Display: "FedAvg_mask",
+			Describe: "ablation ii: FedAux client, uniform server weights (alpha = 0)",
+			New: func(c *sim.Config) (sim.Strategy, error) {
+				return fedAvgMask{source: c.Source, apvMix: c.APVMix}, nil
+			},
 		},
-	})
-	sim.Register(sim.Method{
-		Name: FedAuxHard, Display: "FedAux_hard", Uses: []string{"alpha", "partners"},
-		Describe: "ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
-		New: func(c *sim.Config) (sim.Strategy, error) {
-			return fedAuxHard{source: c.Source, apvMix: c.APVMix}, nil
+		{
+			Name: FedAuxHard, Display: "FedAux_hard", Uses: []string{"alpha", "partners"},
+			Describe: "ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
+			New: func(c *sim.Config) (sim.Strategy, error) {
+				return fedAuxHard{source: c.Source, apvMix: c.APVMix}, nil
+			},
 		},
-	})
+	}
 }
 
 // fedAvgMask is ablation (ii): FedAux's client (masked GCN with the APV

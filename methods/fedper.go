@@ -7,12 +7,14 @@ import (
 	"github.com/fedaux/fedaux/sim"
 )
 
-func init() {
-	sim.Register(sim.Method{
-		Name: FedPer, Display: "FedPer",
-		Describe: "FedPer: plain GCN, GCN layers averaged, classifier head kept local",
-		New:      func(*sim.Config) (sim.Strategy, error) { return fedPer{}, nil },
-	})
+func fedPerMethods() []sim.Method {
+	return []sim.Method{
+		{
+			Name: FedPer, Display: "FedPer",
+			Describe: "FedPer: plain GCN, GCN layers averaged, classifier head kept local",
+			New:      func(*sim.Config) (sim.Strategy, error) { return fedPer{}, nil },
+		},
+	}
 }
 
 // fedPer is FedPer (Arivazhagan et al., "Federated Learning with

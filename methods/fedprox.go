@@ -12,14 +12,16 @@ import (
 // code ships no FedProx configuration, so 0.01 it is.
 const defaultMu = "0.01"
 
-func init() {
-	sim.Register(sim.Method{
-		Name: FedProx, Display: "FedProx",
-		Describe: "FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
-		Settings: []sim.Setting{{Key: "mu", Type: sim.Float, Default: defaultMu, Check: sim.NonNegative, Live: true,
-			Doc: "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2"}},
-		New: func(c *sim.Config) (sim.Strategy, error) { return fedProx{mu: c.Options.Float("mu")}, nil },
-	})
+func fedProxMethods() []sim.Method {
+	return []sim.Method{
+		{
+			Name: FedProx, Display: "FedProx",
+			Describe: "FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
+			Settings: []sim.Setting{{Key: "mu", Type: sim.Float, Default: defaultMu, Check: sim.NonNegative, Live: true,
+				Doc: "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2"}},
+			New: func(c *sim.Config) (sim.Strategy, error) { return fedProx{mu: c.Options.Float("mu")}, nil },
+		},
+	}
 }
 
 // fedProx is FedAvg (model, shared parameters, uniform mixing) whose

@@ -8,12 +8,14 @@ import (
 // FedPubAPV is FED-PUB+APV, the transfer table's APV variant of FED-PUB.
 const FedPubAPV sim.Algorithm = "fedpub_apv"
 
-func init() {
-	sim.Register(sim.Method{
-		Name: FedPubAPV, Display: "FED-PUB+APV", Uses: []string{"alpha", "partners"},
-		Describe: "FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
-		New:      func(*sim.Config) (sim.Strategy, error) { return fedPubAPV{}, nil },
-	})
+func fedPubAPVMethods() []sim.Method {
+	return []sim.Method{
+		{
+			Name: FedPubAPV, Display: "FED-PUB+APV", Uses: []string{"alpha", "partners"},
+			Describe: "FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
+			New:      func(*sim.Config) (sim.Strategy, error) { return fedPubAPV{}, nil },
+		},
+	}
 }
 
 // fedPubAPV is FED-PUB+APV: FED-PUB's client (the MaskedGCN, masks
@@ -31,7 +33,7 @@ func init() {
 // through model.state_dict(), whose tensors are detached, so they change
 // the logged loss and no gradient; the 1e-3 that acts is l1 as the
 // pruning threshold of the masks, which the MaskedGCN here has. fedpub
-// leaves both terms out (sim/strategy_fedpub.go), and so does this: the
+// leaves both terms out (fedpub.go), and so does this: the
 // client is fedpub's, with the head.
 //
 // The result is FedAux's algorithm, whose client is FED-PUB's MaskedGCN

@@ -16,7 +16,7 @@ import (
 // proxConfig is FedProx with two local epochs, so that mu matters (with
 // one epoch FedProx is FedAvg whatever mu: see fedProx).
 func proxConfig(mu string) sim.Config {
-	c := smallConfig(methods.FedProx)
+	c := methods.SmallConfig(methods.FedProx)
 	c.Epochs = 2
 	if err := c.Set("mu", mu); err != nil {
 		panic(err)
@@ -26,7 +26,7 @@ func proxConfig(mu string) sim.Config {
 
 func newEngine(t *testing.T, c sim.Config) *sim.Engine {
 	t.Helper()
-	e, err := sim.New(c, smallData(t, 7), nil)
+	e, err := sim.New(c, methods.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func step(t *testing.T, e *sim.Engine, n int) {
 // rebuilt strategy is the one New builds, and the clients take its
 // proximal term.
 func TestLiveSettingIsTheConfigured(t *testing.T) {
-	want := reports(run(t, proxConfig("0.5"), smallData(t, 7)))
+	want := methods.Reports(methods.Run(t, proxConfig("0.5"), methods.SmallData(t, 7)))
 
 	e := newEngine(t, proxConfig("0.01"))
 	if err := e.SetKnob("mu", 0.5); err != nil {
@@ -58,20 +58,20 @@ func TestLiveSettingIsTheConfigured(t *testing.T) {
 		t.Fatalf("Knobs().Value(mu) = %v after SetKnob, want 0.5", got)
 	}
 	step(t, e, 4)
-	if got := reports(e); !reflect.DeepEqual(got, want) {
+	if got := methods.Reports(e); !reflect.DeepEqual(got, want) {
 		t.Fatal("a run whose mu was set to 0.5 before round 1 differs from a run configured with mu = 0.5")
 	}
 
 	// Changed at round 3, the run follows mu = 0.01 up to round 2 and
 	// differs from then on.
-	base := reports(run(t, proxConfig("0.01"), smallData(t, 7)))
+	base := methods.Reports(methods.Run(t, proxConfig("0.01"), methods.SmallData(t, 7)))
 	e = newEngine(t, proxConfig("0.01"))
 	step(t, e, 2)
 	if err := e.SetKnob("mu", 0.5); err != nil {
 		t.Fatal(err)
 	}
 	step(t, e, 2)
-	got := reports(e)
+	got := methods.Reports(e)
 	if !reflect.DeepEqual(got[:2], base[:2]) {
 		t.Fatal("rounds before the change differ from the unchanged run's")
 	}
@@ -103,14 +103,14 @@ func TestLiveSettingSurvivesForkAndCheckpoint(t *testing.T) {
 	}
 	step(t, e, 2)
 	step(t, f, 2)
-	if !reflect.DeepEqual(reports(f), reports(e)) {
+	if !reflect.DeepEqual(methods.Reports(f), methods.Reports(e)) {
 		t.Fatal("the fork's rounds after a mu change differ from the engine's")
 	}
 	ck, err := sim.LoadCheckpoint(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ck.Resume(smallData(t, 7), nil)
+	r, err := ck.Resume(methods.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestLiveSettingSurvivesForkAndCheckpoint(t *testing.T) {
 		t.Fatalf("resumed with mu %v, want 0.5", got)
 	}
 	step(t, r, 2)
-	if !reflect.DeepEqual(reports(r), reports(e)) {
+	if !reflect.DeepEqual(methods.Reports(r), methods.Reports(e)) {
 		t.Fatal("the resumed engine's rounds after a mu change differ from the engine's")
 	}
 }
@@ -145,7 +145,7 @@ func TestLiveSettingRefusals(t *testing.T) {
 	if !e.ReadsKnob("mu") {
 		t.Error("fedprox does not read mu")
 	}
-	avg := newEngine(t, smallConfig("fedavg"))
+	avg := newEngine(t, methods.SmallConfig("fedavg"))
 	if avg.ReadsKnob("mu") {
 		t.Error("fedavg reads mu")
 	}
@@ -169,7 +169,7 @@ func TestEveryLiveSetting(t *testing.T) {
 		for _, s := range sim.LiveSettings(m.Name) {
 			n++
 			t.Run(string(m.Name)+"/"+s.Key, func(t *testing.T) {
-				base := smallConfig(m.Name)
+				base := methods.SmallConfig(m.Name)
 				base.Epochs = 2
 				def := base.Options.Float(s.Key)
 				v := def*2 + 0.25
@@ -180,14 +180,14 @@ func TestEveryLiveSetting(t *testing.T) {
 				if err := set.Set(s.Key, strconv.FormatFloat(v, 'g', -1, 64)); err != nil {
 					t.Fatal(err)
 				}
-				want := reports(run(t, set, smallData(t, 7)))
+				want := methods.Reports(methods.Run(t, set, methods.SmallData(t, 7)))
 
 				e := newEngine(t, base)
 				if err := e.SetKnob(sim.Knob(s.Key), v); err != nil {
 					t.Fatal(err)
 				}
 				step(t, e, 4)
-				if !reflect.DeepEqual(reports(e), want) {
+				if !reflect.DeepEqual(methods.Reports(e), want) {
 					t.Errorf("%s = %v set before round 1 differs from a run configured with it", s.Key, v)
 				}
 
@@ -205,12 +205,12 @@ func TestEveryLiveSetting(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := ck.Resume(smallData(t, 7), nil)
+				r, err := ck.Resume(methods.SmallData(t, 7), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				step(t, r, 2)
-				if !reflect.DeepEqual(reports(r), reports(e)) {
+				if !reflect.DeepEqual(methods.Reports(r), methods.Reports(e)) {
 					t.Errorf("resumed after a change of %s, the rounds differ", s.Key)
 				}
 			})

@@ -7,6 +7,7 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/internal/cputime"
 	"github.com/fedaux/fedaux/internal/datadir"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -20,9 +21,9 @@ func BenchmarkRoundPrecision(b *testing.B) {
 		preset string
 		algo   sim.Algorithm
 	}{
-		{"cora-10-ref", sim.FedAux},
-		{"cora-10-ref", sim.FedAvg},
-		{"computer-10", sim.FedAux},
+		{"cora-10-ref", methods.FedAux},
+		{"cora-10-ref", methods.FedAvg},
+		{"computer-10", methods.FedAux},
 	} {
 		for _, prec := range []gnn.Precision{gnn.F64, gnn.F32} {
 			b.Run(c.preset+"/"+string(c.algo)+"/prec="+prec.String(), func(b *testing.B) {

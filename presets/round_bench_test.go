@@ -21,11 +21,11 @@ func BenchmarkRound(b *testing.B) {
 		preset string
 		algo   sim.Algorithm
 	}{
-		{"cora-10-ref", sim.FedAux},
-		{"computer-10", sim.FedAux},
+		{"cora-10-ref", methods.FedAux},
+		{"computer-10", methods.FedAux},
 		{"computer-10", methods.FedAuxHard},
-		{"cora-10-ref", sim.FedSagePlus},
-		{"computer-10", sim.FedSagePlus},
+		{"cora-10-ref", methods.FedSagePlus},
+		{"computer-10", methods.FedSagePlus},
 	} {
 		b.Run(c.preset+"/"+string(c.algo), func(b *testing.B) {
 			dir := datadir.Dir(b)
@@ -36,7 +36,7 @@ func BenchmarkRound(b *testing.B) {
 			cfg := p.Config()
 			cfg.Algo, cfg.Seed, cfg.Rounds = c.algo, 42, 1<<30
 			warm := 1
-			if c.algo == sim.FedSagePlus {
+			if c.algo == methods.FedSagePlus {
 				if err := cfg.Set("gen_rounds", "2"); err != nil {
 					b.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedaux/fedaux/datasets"
 	"github.com/fedaux/fedaux/graphio"
+	_ "github.com/fedaux/fedaux/methods" // the built-in methods the embedded scenarios name
 	"github.com/fedaux/fedaux/sim"
 )
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
@@ -12,9 +13,9 @@ import (
 // paperAUC holds the paper's attack AUCs (Table "Attack AUC of MIA"; 10
 // clients), by dataset and algorithm.
 var paperAUC = map[string]map[sim.Algorithm]float64{
-	"cora":   {sim.FedGNN: 0.56, sim.FedGTA: 0.54, sim.FedAux: 0.51},
-	"pubmed": {sim.FedGNN: 0.58, sim.FedGTA: 0.55, sim.FedAux: 0.52},
-	"arxiv":  {sim.FedGNN: 0.55, sim.FedGTA: 0.53, sim.FedAux: 0.49},
+	"cora":   {methods.FedGNN: 0.56, methods.FedGTA: 0.54, methods.FedAux: 0.51},
+	"pubmed": {methods.FedGNN: 0.58, methods.FedGTA: 0.55, methods.FedAux: 0.52},
+	"arxiv":  {methods.FedGNN: 0.55, methods.FedGTA: 0.53, methods.FedAux: 0.49},
 }
 
 // PaperAUC returns the paper's attack AUC of algo on a preset named

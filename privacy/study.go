@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -36,7 +37,7 @@ const LabelPreset = study.LabelPreset
 // cells returns the study's cells, seed-major.
 func (o *Options) cells() ([]*study.Cell, error) {
 	for _, a := range o.Algos {
-		if a == sim.FedSagePlus {
+		if a == methods.FedSagePlus {
 			return nil, fmt.Errorf("privacy: %s: its clients give no probe (they are not the engine's clients)", a)
 		}
 	}

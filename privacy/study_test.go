@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -51,16 +52,16 @@ func TestNonMembersNames(t *testing.T) {
 }
 
 func TestPaperAUC(t *testing.T) {
-	if v, ok := PaperAUC("cora-10", sim.FedAux); !ok || v != 0.51 {
+	if v, ok := PaperAUC("cora-10", methods.FedAux); !ok || v != 0.51 {
 		t.Errorf("cora-10 fedaux: %v %v, want 0.51", v, ok)
 	}
-	if v, ok := PaperAUC("pubmed-10-ref", sim.FedGNN); !ok || v != 0.58 {
+	if v, ok := PaperAUC("pubmed-10-ref", methods.FedGNN); !ok || v != 0.58 {
 		t.Errorf("pubmed-10-ref fedgnn: %v %v, want 0.58", v, ok)
 	}
 	for _, c := range []struct {
 		preset string
 		algo   sim.Algorithm
-	}{{"cora-20", sim.FedAux}, {"cora-10", sim.FedAvg}, {"sbm", sim.FedAux}, {"citeseer-10", sim.FedAux}} {
+	}{{"cora-20", methods.FedAux}, {"cora-10", methods.FedAvg}, {"sbm", methods.FedAux}, {"citeseer-10", methods.FedAux}} {
 		if _, ok := PaperAUC(c.preset, c.algo); ok {
 			t.Errorf("%s %s: a paper value where the paper has none", c.preset, c.algo)
 		}
@@ -182,7 +183,7 @@ func (s *stopper) Round(_ *study.Cell, r *sim.RoundReport, _ sim.Summary) {
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := tiny.Preset("tiny-4", 4)
-	algos := []sim.Algorithm{sim.FedAux, sim.FedAvg, sim.FedPub, sim.FedGTA, sim.FedGNN}
+	algos := []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedPub, methods.FedGTA, methods.FedGNN}
 	opts := Options{Grid: study.Grid{Presets: []*presets.Preset{p}, Algos: algos, Seeds: 1, Seed: 1, Workers: 1}, Out: dir}
 	st, err := Run(context.Background(), opts)
 	if err != nil {
@@ -208,8 +209,8 @@ func TestRun(t *testing.T) {
 		return out
 	}
 	got := results(dir)
-	want := map[sim.Algorithm]sim.Descriptor{sim.FedAux: sim.DescriptorAPV, sim.FedAvg: sim.DescriptorNone,
-		sim.FedPub: sim.DescriptorFunctional, sim.FedGTA: sim.DescriptorMoments, sim.FedGNN: sim.DescriptorBoundary}
+	want := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone,
+		methods.FedPub: sim.DescriptorFunctional, methods.FedGTA: sim.DescriptorMoments, methods.FedGNN: sim.DescriptorBoundary}
 	for _, a := range algos {
 		res := got[string(a)]
 		if res.Descriptor != want[a] || !slices.Equal(res.Checkpoints, CheckpointRounds(3)) || len(res.Attacks) != 2 {
@@ -228,7 +229,7 @@ func TestRun(t *testing.T) {
 				}
 				mean += c.AUC / 4
 			}
-			if a == sim.FedAvg && at.NoDescriptorAUC != at.AUC {
+			if a == methods.FedAvg && at.NoDescriptorAUC != at.AUC {
 				t.Errorf("fedavg %v: AUC %v, without descriptor %v: want equal (no descriptor)", at.NonMembers, at.AUC, at.NoDescriptorAUC)
 			}
 			if math.Abs(mean-at.AUC) > 1e-12 {
@@ -240,7 +241,7 @@ func TestRun(t *testing.T) {
 				}
 			}
 		}
-		if a != sim.FedAvg && differ == 0 {
+		if a != methods.FedAvg && differ == 0 {
 			t.Errorf("%s: the attack without its descriptor is the attack on every client", a)
 		}
 	}
@@ -271,7 +272,7 @@ func TestRun(t *testing.T) {
 	// Two workers, and the first cell interrupted after round 2 and resumed.
 	two := opts
 	two.Out, two.Workers = t.TempDir(), 2
-	two.Algos = []sim.Algorithm{sim.FedAux, sim.FedGNN}
+	two.Algos = []sim.Algorithm{methods.FedAux, methods.FedGNN}
 	it := study.NewInterrupts()
 	two.Interrupts, two.Recorder = it, &stopper{it: it, round: 2}
 	var ie *study.InterruptedError
@@ -296,14 +297,14 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells, _ := opts.cells()
-	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: sim.FedAux}); err != nil {
+	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: methods.FedAux}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Out = other
 	if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "without an attack") {
 		t.Errorf("a directory with another study's result: %v", err)
 	}
-	opts.Algos = []sim.Algorithm{sim.FedSagePlus}
+	opts.Algos = []sim.Algorithm{methods.FedSagePlus}
 	if _, err := Run(context.Background(), opts); err == nil || !strings.HasPrefix(err.Error(), "privacy: ") {
 		t.Errorf("fedsage_plus: %v, want a privacy error", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/internal/stepcost"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -159,7 +160,7 @@ func Cases(ctx context.Context, opts Options) ([]Case, error) {
 		fmt.Fprintf(progress, "cora-10 %s: %d rounds in %.1f s\n", algo, rounds, time.Since(start).Seconds())
 		return e, nil
 	}
-	e, err := engine(sim.FedAux)
+	e, err := engine(methods.FedAux)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func Cases(ctx context.Context, opts Options) ([]Case, error) {
 		return nil, err
 	}
 	out = append(out, Case{"cora-10", sim.APVStep(apvs, e.Knobs().Alpha)})
-	if e, err = engine(sim.FedPub); err != nil {
+	if e, err = engine(methods.FedPub); err != nil {
 		return nil, err
 	}
 	models, proxy, err := e.Models()
@@ -177,16 +178,16 @@ func Cases(ctx context.Context, opts Options) ([]Case, error) {
 	}
 	tau, features := e.Config().Options.Float("tau"), e.Data().NumFeatures
 	out = append(out, proxyCase("cora-10", seed, features),
-		Case{"cora-10", sim.FedPubStep(models, proxy, tau, true)},
-		Case{"cora-10", sim.FedPubStep(models, proxy, tau, false)})
-	if e, err = engine(sim.GCFL); err != nil {
+		Case{"cora-10", methods.FedPubStep(models, proxy, tau, true)},
+		Case{"cora-10", methods.FedPubStep(models, proxy, tau, false)})
+	if e, err = engine(methods.GCFL); err != nil {
 		return nil, err
 	}
 	dw, err := e.Uploads(sim.SourceUpdate)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, Case{"cora-10", sim.GCFLStep(dw)})
+	out = append(out, Case{"cora-10", methods.GCFLStep(dw)})
 
 	a, err := presets.Get("sbm-arxiv")
 	if err != nil {
@@ -201,9 +202,9 @@ func Cases(ctx context.Context, opts Options) ([]Case, error) {
 		return nil, err
 	}
 	return append(out, Case{arxivShape, sim.APVStep(apvs, acfg.Alpha)}, proxyCase(arxivShape, seed, 128),
-		Case{arxivShape, sim.FedPubStep(models, proxy, acfg.Options.Float("tau"), true)},
-		Case{arxivShape, sim.FedPubStep(models, proxy, acfg.Options.Float("tau"), false)},
-		Case{arxivShape, sim.GCFLStep(dw)}), nil
+		Case{arxivShape, methods.FedPubStep(models, proxy, acfg.Options.Float("tau"), true)},
+		Case{arxivShape, methods.FedPubStep(models, proxy, acfg.Options.Float("tau"), false)},
+		Case{arxivShape, methods.GCFLStep(dw)}), nil
 }
 
 // proxyCase is the build of FED-PUB's proxy graph, once per run; its

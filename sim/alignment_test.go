@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -51,15 +53,15 @@ func floats(a, b []float64) float64 {
 func TestAlignment(t *testing.T) {
 	for _, score := range []gnn.ScoreKind{gnn.Cosine, gnn.MaxNorm} {
 		t.Run(score.String(), func(t *testing.T) {
-			c := smallConfig(FedAux)
+			c := sim.SmallConfig(methods.FedAux)
 			c.Score = score
-			plain := runEngine(t, c, smallData(t, 7), WantAll)
-			e, err := New(c, smallData(t, 7), nil)
+			plain := sim.RunEngine(t, c, sim.SmallData(t, 7), sim.WantAll)
+			e, err := sim.New(c, sim.SmallData(t, 7), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.Want(WantAll, WantAlignment)
-			fresh, err := New(c, smallData(t, 7), nil)
+			e.Want(sim.WantAll, sim.WantAlignment)
+			fresh, err := sim.New(c, sim.SmallData(t, 7), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,13 +82,13 @@ func TestAlignment(t *testing.T) {
 						t.Errorf("round %d client %d: alignment %v, control %v outside [0, 1]", r, m.ID, a, a0)
 					}
 					// The round's evaluation pass again (it draws nothing), as Complete does.
-					cl := e.runners[i].(*Client)
-					giveBack := cl.borrow()
-					if _, err := cl.model.Forward(cl.input, false, nil); err != nil {
+					cl := sim.ClientOf(e, i)
+					giveBack := cl.Borrow()
+					if _, err := cl.Model().Forward(cl.Input(), false, nil); err != nil {
 						t.Fatal(err)
 					}
-					want := directAlignment(t, cl.model.Embeddings(), cl.model.Param("apv").Value)
-					want0 := directAlignment(t, cl.model.Embeddings(), fresh.runners[i].(*Client).model.Param("apv").Value)
+					want := directAlignment(t, cl.Model().Embeddings(), cl.Model().Param("apv").Value)
+					want0 := directAlignment(t, cl.Model().Embeddings(), sim.ClientOf(fresh, i).Model().Param("apv").Value)
 					giveBack()
 					if math.Abs(a-want) > 1e-6 {
 						t.Errorf("round %d client %d: alignment %.9f, direct computation %.9f", r, m.ID, a, want)
@@ -96,15 +98,15 @@ func TestAlignment(t *testing.T) {
 					}
 				}
 			}
-			got := stripTimes(e.Reports())
+			got := sim.StripTimes(e.Reports())
 			for i := range got {
-				got[i].Clients = append([]ClientMetrics(nil), got[i].Clients...)
+				got[i].Clients = append([]sim.ClientMetrics(nil), got[i].Clients...)
 				for j := range got[i].Clients {
 					got[i].Clients[j].Alignment = nil
 					got[i].Clients[j].AlignmentInit = nil
 				}
 			}
-			ref := stripTimes(plain.Reports())
+			ref := sim.StripTimes(plain.Reports())
 			for i := range ref {
 				for _, m := range ref[i].Clients {
 					if m.Alignment != nil || m.AlignmentInit != nil {
@@ -117,7 +119,7 @@ func TestAlignment(t *testing.T) {
 			}
 		})
 	}
-	e := runEngine(t, smallConfig(FedAvg), smallData(t, 7), WantAlignment)
+	e := sim.RunEngine(t, sim.SmallConfig(methods.FedAvg), sim.SmallData(t, 7), sim.WantAlignment)
 	for _, m := range e.Reports()[0].Clients {
 		if m.Alignment != nil || m.AlignmentInit != nil {
 			t.Fatal("fedavg (no APV) reports an alignment")

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // logLines parses every line of a run log, failing on one that does not
@@ -41,27 +44,27 @@ func logLines(t *testing.T, path string) []map[string]any {
 // scenario is a run to checkpoint: its settings, faults and knob changes.
 type scenario struct {
 	name    string
-	cfg     Config
+	cfg     sim.Config
 	dropout float64
 	knobs   map[int]float64 // round before which alpha changes
 }
 
-func (s scenario) engine(t *testing.T, workers int, log *RunLog) *Engine {
+func (s scenario) engine(t *testing.T, workers int, log *sim.RunLog) *sim.Engine {
 	t.Helper()
 	c := s.cfg
 	c.Workers = workers
-	e, err := New(c, smallData(t, 7), nil)
+	e, err := sim.New(c, sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.SetFaults(Faults{Dropout: s.dropout}); err != nil {
+	if err := e.SetFaults(sim.Faults{Dropout: s.dropout}); err != nil {
 		t.Fatal(err)
 	}
 	e.SetLog(log)
 	if err := log.Write(e.Header()); err != nil {
 		t.Fatal(err)
 	}
-	e.SetMeta(Meta{Header: mustJSON(t, e.Header()), App: []byte(`{"scenario":"small"}`)})
+	e.SetMeta(sim.Meta{Header: mustJSON(t, e.Header()), App: []byte(`{"scenario":"small"}`)})
 	return e
 }
 
@@ -74,7 +77,7 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // runTo steps e until it has run n rounds, applying the scenario's knob changes.
-func (s scenario) runTo(t *testing.T, e *Engine, n int) {
+func (s scenario) runTo(t *testing.T, e *sim.Engine, n int) {
 	t.Helper()
 	for e.Round() < n {
 		if a, ok := s.knobs[e.Round()+1]; ok {
@@ -88,9 +91,9 @@ func (s scenario) runTo(t *testing.T, e *Engine, n int) {
 	}
 }
 
-func openLog(t *testing.T, path string) *RunLog {
+func openLog(t *testing.T, path string) *sim.RunLog {
 	t.Helper()
-	l, err := OpenRunLog(path)
+	l, err := sim.OpenRunLog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,24 +103,24 @@ func openLog(t *testing.T, path string) *RunLog {
 
 func scenarios() []scenario {
 	var out []scenario
-	for _, algo := range []Algorithm{"fedaux", "fedavg", "local"} {
-		c := smallConfig(algo)
+	for _, algo := range []sim.Algorithm{"fedaux", "fedavg", "local"} {
+		c := sim.SmallConfig(algo)
 		c.Rounds = 6
 		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})
 	}
-	c := smallConfig("fedaux")
+	c := sim.SmallConfig("fedaux")
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedaux-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20, 5: 1}})
 	// Spec 8b's baselines: FedGTA's personalised mixing, FedGNN's LDP noise
 	// (the clients' streams) and its expansion with clients missing; spec
 	// 12's APV variants of FED-PUB and FedGTA (FedSage+APV's clients are
 	// FedSage+'s: TestFedSagePlusCheckpoint).
-	for _, algo := range []Algorithm{FedGTA, FedGNN, FedGTAAPV} {
-		c := smallConfig(algo)
+	for _, algo := range []sim.Algorithm{methods.FedGTA, methods.FedGNN, methods.FedGTAAPV} {
+		c := sim.SmallConfig(algo)
 		c.Rounds = 6
 		out = append(out, scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}})
 	}
-	c = smallConfig(FedGNN)
+	c = sim.SmallConfig(methods.FedGNN)
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedgnn-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20}})
 	return out
@@ -150,7 +153,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			knobs := a.Knobs()
 			s.runTo(t, a, 4) // lost with the process
 
-			b, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath))
+			b, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, logPath))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +168,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			if sum != refSum {
 				t.Errorf("summary %+v, uninterrupted %+v", sum, refSum)
 			}
-			if !reflect.DeepEqual(stripTimes(b.Reports()), stripTimes(ref.Reports())) {
+			if !reflect.DeepEqual(sim.StripTimes(b.Reports()), sim.StripTimes(ref.Reports())) {
 				t.Errorf("reports differ from the uninterrupted run's")
 			}
 			if got, want := logLines(t, logPath), logLines(t, refLog); !reflect.DeepEqual(got, want) {
@@ -211,13 +214,13 @@ func TestResumeIntoNewLog(t *testing.T) {
 	}
 	newLog := filepath.Join(dir, "new.jsonl")
 	// A first resume into the new log is killed after one round...
-	b, err := resumeFile(ck, smallData(t, 7), openLog(t, newLog))
+	b, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, newLog))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.runTo(t, b, 4)
 	// ... and a second one continues from the same checkpoint.
-	c, err := resumeFile(ck, smallData(t, 7), openLog(t, newLog))
+	c, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, newLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +240,7 @@ func TestResumeIntoNewLog(t *testing.T) {
 	if err := os.WriteFile(other, []byte("{\"type\":\"run\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resumeFile(ck, smallData(t, 7), openLog(t, other)); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, other)); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("resume into an unrelated log: %v", err)
 	}
 }
@@ -252,7 +255,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	if err := a.SaveCheckpoint(ck); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resumeFile(ck, smallData(t, 8), nil); err == nil || !strings.Contains(err.Error(), "data differ") {
+	if _, err := sim.ResumeFile(ck, sim.SmallData(t, 8), nil); err == nil || !strings.Contains(err.Error(), "data differ") {
 		t.Errorf("resume on other data: %v", err)
 	}
 	// The log lost its last lines.
@@ -264,7 +267,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	if err := os.WriteFile(logPath, b[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "lost lines") {
+	if _, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "lost lines") {
 		t.Errorf("resume with a shortened log: %v", err)
 	}
 	// The log's last line changed.
@@ -272,7 +275,7 @@ func TestResumeRefusesMismatch(t *testing.T) {
 	if err := os.WriteFile(logPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "not the one the checkpoint recorded") {
+	if _, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, logPath)); err == nil || !strings.Contains(err.Error(), "not the one the checkpoint recorded") {
 		t.Errorf("resume with a changed log: %v", err)
 	}
 }
@@ -311,13 +314,13 @@ func TestLoadCheckpointBadFiles(t *testing.T) {
 			if err := os.WriteFile(p, c.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := LoadCheckpoint(p)
+			_, err := sim.LoadCheckpoint(p)
 			if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one naming %s and saying %q", err, p, c.want)
 			}
 		})
 	}
-	if _, err := LoadCheckpoint(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "no such file") {
+	if _, err := sim.LoadCheckpoint(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing file: %v", err)
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(filepath.Dir(ck), "*.tmp")); len(tmp) > 0 {
@@ -326,14 +329,14 @@ func TestLoadCheckpointBadFiles(t *testing.T) {
 }
 
 func TestDiffConfig(t *testing.T) {
-	a := smallConfig("fedaux")
+	a := sim.SmallConfig("fedaux")
 	b := a
 	b.Workers = 7
-	if d := DiffConfig(a, b); d != nil {
+	if d := sim.DiffConfig(a, b); d != nil {
 		t.Errorf("workers should not count: %v", d)
 	}
 	b.Alpha, b.Dropout = 3, 0.1
-	d := DiffConfig(a, b)
+	d := sim.DiffConfig(a, b)
 	if len(d) != 2 || !strings.HasPrefix(d[0], "dropout: 0.5, not 0.1") || !strings.HasPrefix(d[1], "alpha: 10, not 3") {
 		t.Errorf("diff %q", d)
 	}
@@ -345,7 +348,7 @@ func TestCheckpointAtRoundZero(t *testing.T) {
 	s := scenarios()[3]
 	dir := t.TempDir()
 	ref := s.engine(t, 2, nil)
-	ref.Want(MatrixGroundTruth) // as b computes it for its log
+	ref.Want(sim.MatrixGroundTruth) // as b computes it for its log
 	s.runTo(t, ref, s.cfg.Rounds)
 	logPath := filepath.Join(dir, "run.jsonl")
 	a := s.engine(t, 2, openLog(t, logPath))
@@ -353,12 +356,12 @@ func TestCheckpointAtRoundZero(t *testing.T) {
 	if err := a.SaveCheckpoint(ck); err != nil {
 		t.Fatal(err)
 	}
-	b, err := resumeFile(ck, smallData(t, 7), openLog(t, logPath))
+	b, err := sim.ResumeFile(ck, sim.SmallData(t, 7), openLog(t, logPath))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.runTo(t, b, s.cfg.Rounds)
-	if !reflect.DeepEqual(stripTimes(b.Reports()), stripTimes(ref.Reports())) {
+	if !reflect.DeepEqual(sim.StripTimes(b.Reports()), sim.StripTimes(ref.Reports())) {
 		t.Error("reports differ from the uninterrupted run's")
 	}
 	if n := len(logLines(t, logPath)); n != 1+s.cfg.Rounds+len(s.knobs) {

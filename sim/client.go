@@ -106,22 +106,22 @@ type Client struct {
 
 // newClient builds client c with a model whose parameters are copied from init.
 func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
-	model, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
+	model, err := gnn.NewModel(mcfg, Stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
 	if err := model.CopyFrom(init); err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
-	prop, err := gnn.NewPropagator(toGNN(c.Graph.Adj))
+	prop, err := gnn.NewPropagator(ToGNN(c.Graph.Adj))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
-	src := rand.NewPCG(cfg.Seed, streamKey("dropout", c.ID)) // stream(cfg.Seed, "dropout", c.ID)
+	src := rand.NewPCG(cfg.Seed, StreamKey("dropout", c.ID)) // Stream(cfg.Seed, "dropout", c.ID)
 	cl := &Client{
 		ID:     c.ID,
 		data:   c,
-		input:  gnn.Input{Prop: prop, X: features(c.Graph)},
+		input:  gnn.Input{Prop: prop, X: Features(c.Graph)},
 		dl:     mat.NewDense(c.Graph.N(), mcfg.Classes, nil),
 		labels: c.Graph.Labels,
 		model:  model,
@@ -131,7 +131,7 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 		epochs: cfg.Epochs,
 		side:   clientSide(st),
 	}
-	if cl.train, cl.val, cl.test, err = splitRoles(c); err != nil {
+	if cl.train, cl.val, cl.test, err = SplitRoles(c); err != nil {
 		return nil, err
 	}
 	if cl.side.Expansion {
@@ -152,15 +152,18 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 	return cl, nil
 }
 
-func toGNN(c *graphio.CSR) *gnn.CSR {
+// ToGNN returns a graphio sparse matrix as package gnn's, sharing its
+// arrays.
+func ToGNN(c *graphio.CSR) *gnn.CSR {
 	return &gnn.CSR{Rows: c.Rows, Cols: c.Cols, Indptr: c.Indptr, Indices: c.Indices, Values: c.Values}
 }
 
-func features(g *graphio.Graph) gnn.Features {
+// Features returns g's node features as package gnn reads them.
+func Features(g *graphio.Graph) gnn.Features {
 	if g.Dense != nil {
 		return gnn.Features{Dense: g.Dense}
 	}
-	return gnn.Features{Sparse: toGNN(g.Features)}
+	return gnn.Features{Sparse: ToGNN(g.Features)}
 }
 
 // Round loads the server's message, trains Q local epochs (one full-batch
@@ -229,14 +232,14 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 			ID:        c.ID,
 			Nodes:     len(c.labels),
 			TrainLoss: loss,
-			ValAcc:    c.metric.score(logits, c.labels, c.val),
-			TestAcc:   c.metric.score(logits, c.labels, c.test),
+			ValAcc:    c.metric.Score(logits, c.labels, c.val),
+			TestAcc:   c.metric.Score(logits, c.labels, c.test),
 		},
 		Train:  len(c.train),
 		Shared: c.flatten(),
 	}
 	if msg.Embedding {
-		up.Embedding = meanRows(c.model.Embeddings())
+		up.Embedding = MeanRows(c.model.Embeddings())
 	}
 	if msg.Alignment { // before the signatures, which may overwrite the embeddings
 		c.alignment(up)
@@ -300,9 +303,9 @@ func (c *Client) load(v []float64) {
 	}
 }
 
-// splitRoles returns the local indices of a client's training, validation
+// SplitRoles returns the local indices of a client's training, validation
 // and test nodes; a client without a training node is an error.
-func splitRoles(c *graphio.Client) (train, val, test []int, err error) {
+func SplitRoles(c *graphio.Client) (train, val, test []int, err error) {
 	train, val, test = graphio.SplitRoles(c.Roles)
 	if len(train) == 0 {
 		return nil, nil, nil, fmt.Errorf("client %d has no training node", c.ID)

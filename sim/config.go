@@ -29,7 +29,7 @@ type Config struct {
 	Workers int // clients trained at once; 0 means GOMAXPROCS
 	// Precision is the arithmetic of the clients' GCN layers: gnn.F64
 	// (the zero value, every stored result) or gnn.F32 (see gnn.F32),
-	// for the algorithms Float32Algorithms lists.
+	// for the methods whose Method.Float32 is set.
 	Precision gnn.Precision
 
 	// Source is the signature whose similarity sets FedAux's weights
@@ -51,7 +51,9 @@ type Config struct {
 // DefaultConfig returns the reference hyperparameters of docs/method.md#hyperparameters.
 func DefaultConfig() Config {
 	return Config{
-		Algo: FedAux, Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
+		// FedAux (package methods registers it): the engine needs the
+		// method only when New builds its strategy.
+		Algo: Algorithm("fedaux"), Rounds: 100, Epochs: 1, Hidden: 256, Layers: 2,
 		LR: 0.01, WD: 1e-6, Dropout: 0.5, Alpha: 10, Sigma: 1,
 		Score: gnn.Cosine, Kernel: KernelAuto, Seed: 42,
 		Source: SourceAPV, APVMix: true,
@@ -129,26 +131,30 @@ func (c *Config) validateOptions() error {
 	return nil
 }
 
-// Float32Algorithms lists the algorithms whose clients can run in float32
-// (precision f32): those whose client model is the GCN of gnn.Model
-// trained by the shared loop alone.
-func Float32Algorithms() []Algorithm { return []Algorithm{FedAux, FedAvg} }
-
 // validatePrecision refuses an unknown precision, and f32 for the
-// algorithms whose client model has no float32 version.
+// methods whose client model has no float32 version (Method.Float32).
 func (c *Config) validatePrecision() error {
 	switch c.Precision {
 	case gnn.F64:
 		return nil
 	case gnn.F32:
-		for _, a := range Float32Algorithms() {
-			if a == c.Algo {
-				return nil
-			}
+		if m, ok := LookupMethod(c.Algo); ok && m.Float32 {
+			return nil
 		}
-		return &SettingError{"precision", "f32", fmt.Sprintf("f64 for %s (f32 is implemented for %v only)", c.Algo, Float32Algorithms())}
+		return &SettingError{"precision", "f32", fmt.Sprintf("f64 for %s (f32 is implemented for %v only)", c.Algo, float32Methods())}
 	}
 	return &SettingError{"precision", c.Precision.String(), "f64 or f32"}
+}
+
+// float32Methods lists the registered methods whose Method.Float32 is set.
+func float32Methods() []Algorithm {
+	var out []Algorithm
+	for _, m := range Methods() {
+		if m.Float32 {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 // maxLayers is the deepest GCN a Config may ask for.
@@ -165,7 +171,9 @@ func (c *Config) layers() int {
 	return c.Layers
 }
 
-func (c *Config) workers() int {
+// NumWorkers returns the number of clients trained at once (Workers; 0
+// means GOMAXPROCS).
+func (c *Config) NumWorkers() int {
 	if c.Workers > 0 {
 		return c.Workers
 	}

@@ -149,7 +149,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	mcfg := modelConfig(&cfg, data, st)
-	init, err := gnn.NewModel(mcfg, stream(cfg.Seed, "init", 0))
+	init, err := gnn.NewModel(mcfg, Stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
@@ -161,9 +161,9 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return e, nil
 	}
 	// Goroutines inside one client: the cores the client pool leaves idle.
-	inner := max(1, runtime.GOMAXPROCS(0)/min(cfg.workers(), len(data.Clients)))
+	inner := max(1, runtime.GOMAXPROCS(0)/min(cfg.NumWorkers(), len(data.Clients)))
 	// Scratch memory for the clients that train at once, shared by all.
-	scratch := make(chan *gnn.Scratch, min(cfg.workers(), len(data.Clients)))
+	scratch := make(chan *gnn.Scratch, min(cfg.NumWorkers(), len(data.Clients)))
 	for range cap(scratch) {
 		scratch <- new(gnn.Scratch)
 	}
@@ -176,7 +176,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)
 		}
 		ccfg := mcfg
-		ccfg.Gauss = chooseGauss(cfg.Kernel, c.Graph.N(), inner)
+		ccfg.Gauss = ChooseGauss(cfg.Kernel, c.Graph.N(), inner)
 		cl, err := newClient(c, i, ccfg, init, st, &cfg)
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
@@ -196,9 +196,10 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 // level with dense at N = 100 and 4.7 times faster at N = 250.
 const DenseCrossover = 128
 
-// chooseGauss picks the kernel transform for a client of n nodes; inner
-// is the number of goroutines the fast transform may use inside one client.
-func chooseGauss(kernel Kernel, n, inner int) gnn.Gauss {
+// ChooseGauss picks the kernel transform (-kernel) for a client of n
+// nodes, as the engine does for its clients' APV kernels; inner is the
+// number of goroutines the fast transform may use inside one client.
+func ChooseGauss(kernel Kernel, n, inner int) gnn.Gauss {
 	if kernel == KernelDense || (kernel == KernelAuto && n < DenseCrossover) {
 		return gnn.Dense{}
 	}
@@ -295,9 +296,9 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	var vs map[Source][][]float64
 	var m Mixing
 	if len(ups) > 0 {
-		vs, m = serverStep(e.strategy, ups, e.knobs, round)
+		vs, m = serverStep(e.strategy.Mix, ups, e.knobs, round)
 	}
-	e.pending = spread(mix(ups, m.W, e.cfg.workers()), all)
+	e.pending = spread(mix(ups, m.W, e.cfg.NumWorkers()), all)
 	rep := &RoundReport{
 		Round: round, Alpha: e.knobs.Alpha, Sigma: e.knobs.Sigma, Missing: missing,
 		Similarity: m.Similarity, Weights: m.W, Alphas: m.Alphas, Views: vs, WeightsFrom: m.Source,
@@ -354,7 +355,7 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for w := 0; w < min(e.cfg.workers(), k); w++ {
+	for w := 0; w < min(e.cfg.NumWorkers(), k); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bufio"
@@ -10,72 +10,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/sim"
 )
 
-// smallData is a 240-node SBM with 8 clients in 2 groups.
-func smallData(t testing.TB, seed uint64) *Data {
-	t.Helper()
-	cfg := graphio.DefaultSBM()
-	cfg.Nodes, cfg.Clients, cfg.Groups = 240, 8, 2
-	cfg.IntraProb = []float64{0.2, 0.4}
-	cfg.Classes = 3
-	cfg.Seed = seed
-	g, block, groups, err := graphio.GenerateSBM(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roles, err := graphio.SplitSeeded(g.N(), seed, graphio.DefaultTrainFrac, graphio.DefaultTestFrac)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients, err := graphio.Partition(g, block, roles, cfg.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses, Groups: groups}
-}
-
-func smallConfig(algo Algorithm) Config {
-	c := DefaultConfig()
-	c.Algo, c.Rounds, c.Hidden = algo, 4, 16
-	return c
-}
-
-// runEngine builds an engine for c on d, wanting the optional matrices
-// named in want (see Engine.Want), and runs it to the end.
-func runEngine(t testing.TB, c Config, d *Data, want ...string) *Engine {
-	t.Helper()
-	e, err := New(c, d, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Want(want...)
-	if _, err := e.Run(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-// stripTimes removes the wall-clock fields from a report.
-func stripTimes(reps []*RoundReport) []RoundReport {
-	out := make([]RoundReport, len(reps))
-	for i, r := range reps {
-		out[i] = *r
-		out[i].Seconds = 0
-	}
-	return out
-}
-
 func TestEngineDeterministicAcrossWorkers(t *testing.T) {
-	for _, algo := range Algorithms() {
+	for _, algo := range sim.Algorithms() {
 		t.Run(string(algo), func(t *testing.T) {
-			var runs [][]RoundReport
+			var runs [][]sim.RoundReport
 			for _, workers := range []int{1, 3, 8} {
-				c := smallConfig(algo)
+				c := sim.SmallConfig(algo)
 				c.Workers = workers
-				e := runEngine(t, c, smallData(t, 7), WantAll)
-				runs = append(runs, stripTimes(e.Reports()))
+				e := sim.RunEngine(t, c, sim.SmallData(t, 7), sim.WantAll)
+				runs = append(runs, sim.StripTimes(e.Reports()))
 			}
 			for i := 1; i < len(runs); i++ {
 				if !reflect.DeepEqual(runs[0], runs[i]) {
@@ -90,11 +36,11 @@ func TestEngineDeterministicAcrossWorkers(t *testing.T) {
 }
 
 func TestEngineSeedChangesResult(t *testing.T) {
-	run := func(seed uint64) []RoundReport {
-		c := smallConfig("fedaux")
+	run := func(seed uint64) []sim.RoundReport {
+		c := sim.SmallConfig("fedaux")
 		c.Seed = seed
-		e := runEngine(t, c, smallData(t, 7))
-		return stripTimes(e.Reports())
+		e := sim.RunEngine(t, c, sim.SmallData(t, 7))
+		return sim.StripTimes(e.Reports())
 	}
 	if reflect.DeepEqual(run(1), run(2)) {
 		t.Error("seeds 1 and 2 gave identical runs")
@@ -103,7 +49,7 @@ func TestEngineSeedChangesResult(t *testing.T) {
 
 func TestStrategyWeights(t *testing.T) {
 	tests := []struct {
-		algo    Algorithm
+		algo    sim.Algorithm
 		uniform bool
 		none    bool
 		hasSim  bool
@@ -113,11 +59,11 @@ func TestStrategyWeights(t *testing.T) {
 		{"local", false, true, false},
 	}
 	for _, tt := range tests {
-		e, err := New(smallConfig(tt.algo), smallData(t, 3), nil)
+		e, err := sim.New(sim.SmallConfig(tt.algo), sim.SmallData(t, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Want(MatrixGroundTruth)
+		e.Want(sim.MatrixGroundTruth)
 		rep, err := e.Step(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -143,13 +89,13 @@ func TestStrategyWeights(t *testing.T) {
 
 func TestKnobsAndLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
-	log, err := OpenRunLog(path)
+	log, err := sim.OpenRunLog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := smallConfig("fedaux")
+	c := sim.SmallConfig("fedaux")
 	c.Rounds = 3
-	e, err := New(c, smallData(t, 5), log)
+	e, err := sim.New(c, sim.SmallData(t, 5), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +107,7 @@ func TestKnobsAndLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
-		name Knob
+		name sim.Knob
 		v    float64
 	}{{"alpha", -1}, {"sigma", 0}, {"gamma", 1}} {
 		if err := e.SetKnob(bad.name, bad.v); err == nil {
@@ -210,27 +156,48 @@ func TestKnobsAndLog(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
-		mod  func(*Config)
+		mod  func(*sim.Config)
 		flag string
 	}{
-		{func(c *Config) { c.Algo = "fedsgd" }, "algo"},
-		{func(c *Config) { c.Rounds = 0 }, "rounds"},
-		{func(c *Config) { c.LR = -1 }, "lr"},
-		{func(c *Config) { c.Alpha = -1 }, "alpha"},
-		{func(c *Config) { c.Sigma = 0 }, "sigma"},
-		{func(c *Config) { c.Kernel = "gpu" }, "kernel"},
-		{func(c *Config) { c.Dropout = 1 }, "dropout"},
+		{func(c *sim.Config) { c.Algo = "fedsgd" }, "algo"},
+		{func(c *sim.Config) { c.Rounds = 0 }, "rounds"},
+		{func(c *sim.Config) { c.LR = -1 }, "lr"},
+		{func(c *sim.Config) { c.Alpha = -1 }, "alpha"},
+		{func(c *sim.Config) { c.Sigma = 0 }, "sigma"},
+		{func(c *sim.Config) { c.Kernel = "gpu" }, "kernel"},
+		{func(c *sim.Config) { c.Dropout = 1 }, "dropout"},
 	}
 	for _, tt := range tests {
-		c := DefaultConfig()
+		c := sim.DefaultConfig()
 		tt.mod(&c)
 		err := c.Validate()
-		if settingKey(err) != tt.flag {
+		if sim.SettingKey(err) != tt.flag {
 			t.Errorf("Validate = %v, want a SettingError naming %s", err, tt.flag)
 		}
 	}
-	c := DefaultConfig()
+	c := sim.DefaultConfig()
 	if err := c.Validate(); err != nil {
 		t.Errorf("default config invalid: %v", err)
 	}
+}
+
+// newOf returns the New of the registered method algo.
+func newOf(algo sim.Algorithm) func(*sim.Config) (sim.Strategy, error) {
+	m, ok := sim.LookupMethod(algo)
+	if !ok {
+		panic("no method " + algo)
+	}
+	return m.New
+}
+
+// newStrategy returns the strategy of method algo for DefaultConfig.
+func newStrategy(t testing.TB, algo sim.Algorithm) sim.Strategy {
+	t.Helper()
+	c := sim.DefaultConfig()
+	c.Algo = algo
+	st, err := newOf(algo)(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -65,7 +65,7 @@ type taggedCut struct {
 // the run seed (the server never sees it).
 func signCut(c *graphio.Client, seed uint64) *cutTags {
 	key := make([]byte, 32)
-	rng := stream(seed, "hmac-key", 0)
+	rng := Stream(seed, "hmac-key", 0)
 	for i := 0; i < len(key); i += 8 {
 		binary.BigEndian.PutUint64(key[i:], rng.Uint64())
 	}
@@ -149,7 +149,7 @@ func (c *Client) expand(r *Remote) error {
 		}
 		remote[e.local] = append(remote[e.local], gnn.RemoteNeighbor{Embedding: r.Embeddings[i], Degree: r.Degrees[i]})
 	}
-	exp, err := gnn.NewExpansion(toGNN(c.data.Graph.Adj), 1, remote)
+	exp, err := gnn.NewExpansion(ToGNN(c.data.Graph.Adj), 1, remote)
 	if err != nil {
 		return fmt.Errorf("client %d: %w", c.ID, err)
 	}
@@ -172,7 +172,7 @@ func (e *Engine) exchange(ctx context.Context, round int, absent []bool) ([]*Rem
 	errs := make([]error, k)
 	var wg sync.WaitGroup
 	jobs := make(chan int)
-	for range min(e.cfg.workers(), k) {
+	for range min(e.cfg.NumWorkers(), k) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -88,7 +88,7 @@ func (e *Engine) Faults() Faults { return e.faults }
 // absenceStream returns the source of the dropout draws, created on first use.
 func (e *Engine) absenceStream() *rand.PCG {
 	if e.absence == nil {
-		e.absence = rand.NewPCG(e.cfg.Seed, streamKey("absence", 0))
+		e.absence = rand.NewPCG(e.cfg.Seed, StreamKey("absence", 0))
 	}
 	return e.absence
 }

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestNonFiniteStopsRun injects NaN into a loss and Inf into a gradient:
@@ -33,19 +35,19 @@ func TestNonFiniteStopsRun(t *testing.T) {
 			log := openLog(t, path)
 			s := scenarios()[0]
 			e := s.engine(t, 3, log)
-			hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+			hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
 				if round == 3 && client == 2 {
 					c.corrupt(loss, ps)
 				}
 			}}
-			if err := e.SetFaults(Faults{Hooks: hooks}); err != nil {
+			if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := e.Run(context.Background(), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var nf *NonFiniteError
+			var nf *sim.NonFiniteError
 			if !errors.As(err, &nf) || nf.Client != 2 || nf.Round != 3 || nf.Epoch != 1 {
 				t.Errorf("error %v (%#v), want a NonFiniteError of client 2, round 3", err, nf)
 			}
@@ -72,27 +74,27 @@ func TestNonFiniteStopsRun(t *testing.T) {
 // round 3: each is left out of its round, keeps its parameters, gets no
 // message, and the report and log say who was missing.
 func TestAbsentClient(t *testing.T) {
-	for _, algo := range []Algorithm{"fedaux", "fedavg"} {
+	for _, algo := range []sim.Algorithm{"fedaux", "fedavg"} {
 		t.Run(string(algo), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "run.jsonl")
-			s := scenario{cfg: smallConfig(algo)}
+			s := scenario{cfg: sim.SmallConfig(algo)}
 			e := s.engine(t, 3, openLog(t, path))
-			hooks := &FaultHooks{
+			hooks := &sim.FaultHooks{
 				Absent: func(round, client int) bool { return round == 2 && client == 3 },
 				Fail:   func(round, client int) bool { return round == 3 && client == 5 },
 			}
-			if err := e.SetFaults(Faults{Hooks: hooks}); err != nil {
+			if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
 				t.Fatal(err)
 			}
-			step := func() *RoundReport {
+			step := func() *sim.RoundReport {
 				r, err := e.Step(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
 				return r
 			}
-			state := func(k int) ClientState {
-				st, err := e.runners[k].(*Client).State()
+			state := func(k int) sim.ClientState {
+				st, err := sim.ClientOf(e, k).State()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,7 +106,7 @@ func TestAbsentClient(t *testing.T) {
 			if !reflect.DeepEqual(state(3), before) {
 				t.Error("absent client 3 changed in round 2")
 			}
-			if e.pending[3] != nil {
+			if e.Pending()[3] != nil {
 				t.Error("absent client 3 got a message for round 3")
 			}
 			r3 := step()
@@ -144,7 +146,7 @@ func TestAbsentClient(t *testing.T) {
 }
 
 // checkMissing checks a report in which client k alone was missing.
-func checkMissing(t *testing.T, r *RoundReport, k int, prev *RoundReport) {
+func checkMissing(t *testing.T, r *sim.RoundReport, k int, prev *sim.RoundReport) {
 	t.Helper()
 	if !slices.Equal(r.Missing, []int{k}) {
 		t.Fatalf("round %d missing %v, want [%d]", r.Round, r.Missing, k)
@@ -169,7 +171,7 @@ func checkMissing(t *testing.T, r *RoundReport, k int, prev *RoundReport) {
 	if math.Abs(val-r.MeanVal) > 1e-9 {
 		t.Errorf("mean val %v, want the mean over the clients present %v", r.MeanVal, val)
 	}
-	for _, m := range [][][]float64{r.Weights, r.Similarity, r.GroundTruth, r.Views[SourceAPV]} {
+	for _, m := range [][][]float64{r.Weights, r.Similarity, r.GroundTruth, r.Views[sim.SourceAPV]} {
 		if m == nil { // fedavg has no similarity and no APV
 			continue
 		}
@@ -182,7 +184,7 @@ func checkMissing(t *testing.T, r *RoundReport, k int, prev *RoundReport) {
 // TestEveryoneAbsent: a round nobody takes part in still completes.
 func TestEveryoneAbsent(t *testing.T) {
 	e := scenarios()[0].engine(t, 2, nil)
-	if err := e.SetFaults(Faults{Hooks: &FaultHooks{Absent: func(r, _ int) bool { return r == 2 }}}); err != nil {
+	if err := e.SetFaults(sim.Faults{Hooks: &sim.FaultHooks{Absent: func(r, _ int) bool { return r == 2 }}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Run(context.Background(), nil); err != nil {
@@ -197,21 +199,21 @@ func TestEveryoneAbsent(t *testing.T) {
 // TestDropoutDeterministic: who misses which round depends on the seed
 // only, not on the number of workers.
 func TestDropoutDeterministic(t *testing.T) {
-	var runs [][]RoundReport
+	var runs [][]sim.RoundReport
 	for _, w := range []int{1, 4} {
-		c := smallConfig("fedaux")
+		c := sim.SmallConfig("fedaux")
 		c.Rounds, c.Workers = 6, w
-		e, err := New(c, smallData(t, 7), nil)
+		e, err := sim.New(c, sim.SmallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.SetFaults(Faults{Dropout: 0.3}); err != nil {
+		if err := e.SetFaults(sim.Faults{Dropout: 0.3}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.Run(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, stripTimes(e.Reports()))
+		runs = append(runs, sim.StripTimes(e.Reports()))
 	}
 	if !reflect.DeepEqual(runs[0], runs[1]) {
 		t.Error("reports differ between 1 and 4 workers")
@@ -228,7 +230,7 @@ func TestDropoutDeterministic(t *testing.T) {
 func TestSetFaultsValidates(t *testing.T) {
 	e := scenarios()[0].engine(t, 1, nil)
 	for _, p := range []float64{-0.1, 1, math.NaN()} {
-		if err := e.SetFaults(Faults{Dropout: p}); err == nil || !strings.Contains(err.Error(), "-dropout") {
+		if err := e.SetFaults(sim.Faults{Dropout: p}); err == nil || !strings.Contains(err.Error(), "-dropout") {
 			t.Errorf("dropout %v: %v", p, err)
 		}
 	}
@@ -239,26 +241,26 @@ func TestSetFaultsValidates(t *testing.T) {
 func TestNewValidatesData(t *testing.T) {
 	cases := []struct {
 		name   string
-		break_ func(d *Data)
+		break_ func(d *sim.Data)
 		want   string
 	}{
-		{"label out of range", func(d *Data) { d.Clients[2].Graph.Labels[4] = d.NumClasses }, "client 2: label 3 of node 4 out of range [0,3)"},
-		{"negative label", func(d *Data) { d.Clients[1].Graph.Labels[0] = -1 }, "client 1: label -1"},
-		{"nan feature", func(d *Data) { d.Clients[3].Graph.Features.Values[0] = math.NaN() }, "client 3: a feature value is NaN"},
-		{"inf feature", func(d *Data) { d.Clients[3].Graph.Features.Values[1] = math.Inf(-1) }, "client 3: a feature value is -Inf"},
-		{"empty client", func(d *Data) {
+		{"label out of range", func(d *sim.Data) { d.Clients[2].Graph.Labels[4] = d.NumClasses }, "client 2: label 3 of node 4 out of range [0,3)"},
+		{"negative label", func(d *sim.Data) { d.Clients[1].Graph.Labels[0] = -1 }, "client 1: label -1"},
+		{"nan feature", func(d *sim.Data) { d.Clients[3].Graph.Features.Values[0] = math.NaN() }, "client 3: a feature value is NaN"},
+		{"inf feature", func(d *sim.Data) { d.Clients[3].Graph.Features.Values[1] = math.Inf(-1) }, "client 3: a feature value is -Inf"},
+		{"empty client", func(d *sim.Data) {
 			d.Clients[4] = &graphio.Client{ID: 4, Graph: &graphio.Graph{Adj: &graphio.CSR{Indptr: []int{0}},
 				Features: &graphio.CSR{Cols: d.NumFeatures, Indptr: []int{0}}}}
 		}, "client 4 is empty"},
-		{"roles", func(d *Data) { d.Clients[5].Roles = d.Clients[5].Roles[1:] }, "client 5 has"},
-		{"feature width", func(d *Data) { d.NumFeatures++ }, "features, the data declares"},
-		{"bad adjacency", func(d *Data) { d.Clients[6].Graph.Adj.Indices[0] = 10000 }, "client 6 adjacency"},
+		{"roles", func(d *sim.Data) { d.Clients[5].Roles = d.Clients[5].Roles[1:] }, "client 5 has"},
+		{"feature width", func(d *sim.Data) { d.NumFeatures++ }, "features, the data declares"},
+		{"bad adjacency", func(d *sim.Data) { d.Clients[6].Graph.Adj.Indices[0] = 10000 }, "client 6 adjacency"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := smallData(t, 7)
+			d := sim.SmallData(t, 7)
 			c.break_(d)
-			_, err := New(smallConfig("fedaux"), d, nil)
+			_, err := sim.New(sim.SmallConfig("fedaux"), d, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one containing %q", err, c.want)
 			}
@@ -284,18 +286,18 @@ func TestOpenRunLogCutsPartialLine(t *testing.T) {
 
 // statefulAvg is FedAvg behind a pointer, as a strategy that may keep
 // state across rounds.
-type statefulAvg struct{ fedAvg }
+type statefulAvg struct{ sim.Strategy }
 
 // TestStatefulStrategyGuards: a strategy that may keep state must declare
 // how to save it before a checkpoint, and that it can mix partial rounds
 // before clients may drop out.
 func TestStatefulStrategyGuards(t *testing.T) {
-	if mayKeepState(fedAux{}) || mayKeepState(fedAvg{}) || !mayKeepState(&statefulAvg{}) {
+	if sim.MayKeepState(newStrategy(t, methods.FedAux)) || sim.MayKeepState(newStrategy(t, methods.FedAvg)) || !sim.MayKeepState(&statefulAvg{newStrategy(t, methods.FedAvg)}) {
 		t.Fatal("mayKeepState misjudges")
 	}
 	e := scenarios()[1].engine(t, 1, nil)
-	e.strategy = &statefulAvg{}
-	if err := e.SetFaults(Faults{Dropout: 0.2}); err == nil || !strings.Contains(err.Error(), "-dropout") {
+	e.SetStrategy(&statefulAvg{newStrategy(t, methods.FedAvg)})
+	if err := e.SetFaults(sim.Faults{Dropout: 0.2}); err == nil || !strings.Contains(err.Error(), "-dropout") {
 		t.Errorf("dropout with a stateful strategy: %v", err)
 	}
 	if err := e.SaveCheckpoint(filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "MarshalState") {

@@ -20,6 +20,8 @@ import "github.com/fedaux/fedaux/gnn"
 //   - Relayer: the server relays what clients send before a round
 //     (FedGNN's boundary embeddings).
 //   - RunnerBuilder: the method builds its own clients (FedSage+).
+//   - LateSigner: such a client can give its signatures between rounds
+//     (Engine.Complete), as the shared Client does.
 //   - Phaser: the rounds fall into named phases (FedSage+).
 //   - Stateful: the strategy carries state across rounds, saved in
 //     checkpoints (GCFL's clusters, SCAFFOLD's server control variate).

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"strings"
@@ -6,22 +6,23 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/sim"
 )
 
 func TestChooseGauss(t *testing.T) {
 	tests := []struct {
-		kernel Kernel
+		kernel sim.Kernel
 		n      int
 		want   string
 	}{
-		{"auto", DenseCrossover - 1, "dense"},
-		{"auto", DenseCrossover, "fast"},
+		{"auto", sim.DenseCrossover - 1, "dense"},
+		{"auto", sim.DenseCrossover, "fast"},
 		{"dense", 100000, "dense"},
 		{"fast", 10, "fast"},
 	}
 	for _, tt := range tests {
-		if got := chooseGauss(tt.kernel, tt.n, 1).Name(); got != tt.want {
-			t.Errorf("chooseGauss(%s, %d) = %s, want %s", tt.kernel, tt.n, got, tt.want)
+		if got := sim.ChooseGauss(tt.kernel, tt.n, 1).Name(); got != tt.want {
+			t.Errorf("ChooseGauss(%s, %d) = %s, want %s", tt.kernel, tt.n, got, tt.want)
 		}
 	}
 }
@@ -44,16 +45,16 @@ func TestDenseKernelRefusedWhenTooLarge(t *testing.T) {
 	x.Values = make([]float64, n)
 	g := &graphio.Graph{Adj: adj, Features: x, Labels: make([]int, n), NumClasses: 2}
 	roles := make([]graphio.Role, n)
-	d := &Data{Clients: []*graphio.Client{{ID: 0, Graph: g, Roles: roles}}, NumFeatures: 1, NumClasses: 2}
-	c := smallConfig("fedaux")
+	d := &sim.Data{Clients: []*graphio.Client{{ID: 0, Graph: g, Roles: roles}}, NumFeatures: 1, NumClasses: 2}
+	c := sim.SmallConfig("fedaux")
 	c.Kernel = "dense"
-	_, err := New(c, d, nil)
+	_, err := sim.New(c, d, nil)
 	if err == nil || !strings.Contains(err.Error(), "-kernel dense") || !strings.Contains(err.Error(), "budget") {
 		t.Fatalf("New with a %d-node client and -kernel dense: %v", n, err)
 	}
 	// A model without the kernel head builds no kernel: nothing to refuse.
 	c.Algo = "fedavg"
-	if _, err := New(c, d, nil); err != nil {
+	if _, err := sim.New(c, d, nil); err != nil {
 		t.Errorf("fedavg with -kernel dense refused: %v", err)
 	}
 }

@@ -1,28 +1,34 @@
-package sim
+package sim_test
 
 import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestRoundMatrices checks, for every algorithm after a round, which
 // matrix set the weights (the strategy says; nothing is guessed), that it
 // is the one logged as weights_from, and the matrices' order.
 func TestRoundMatrices(t *testing.T) {
-	want := map[Algorithm]Source{
-		FedAux: SourceAPV, FedPub: SourceFunctional, GCFL: SourceUpdate,
-		FedAvg: "", Local: "", FedSagePlus: "",
-		FedGTA: SourceMoments, FedGNN: "",
-		FedGTAAPV: SourceAPV, FedSageAPV: "", // FedSage+APV: no mixing in a generator round
+	want := map[sim.Algorithm]sim.Source{
+		methods.FedAux: sim.SourceAPV, methods.FedPub: sim.SourceFunctional, methods.GCFL: sim.SourceUpdate,
+		methods.FedAvg: "", methods.Local: "", methods.FedSagePlus: "",
+		methods.FedGTA: sim.SourceMoments, methods.FedGNN: "",
+		methods.FedGTAAPV: sim.SourceAPV, methods.FedSageAPV: "", // FedSage+APV: no mixing in a generator round
 	}
-	for _, algo := range Algorithms() {
-		c := smallConfig(algo)
-		e, err := New(c, smallData(t, 3), nil)
+	for _, algo := range sim.Algorithms() {
+		if _, ok := want[algo]; !ok {
+			continue // package methods checks its others
+		}
+		c := sim.SmallConfig(algo)
+		e, err := sim.New(c, sim.SmallData(t, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Want(WantAll)
+		e.Want(sim.WantAll)
 		rep, err := e.Step(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -44,29 +50,29 @@ func TestRoundMatrices(t *testing.T) {
 			t.Errorf("%s: matrices that set the weights %v, want %q", algo, set, want[algo])
 		}
 		order := []string{"apv", "apv-delta", "pc1", "readout", "functional"}
-		if algo == FedAvg || algo == GCFL || algo == FedPub || algo == FedGTA || algo == FedGNN { // no APV
+		if algo == methods.FedAvg || algo == methods.GCFL || algo == methods.FedPub || algo == methods.FedGTA || algo == methods.FedGNN { // no APV
 			order = []string{"pc1", "readout", "functional"}
 		}
-		if algo == GCFL {
+		if algo == methods.GCFL {
 			order = append(order, "update")
 		}
-		if algo == FedGTA || algo == FedGTAAPV {
+		if algo == methods.FedGTA || algo == methods.FedGTAAPV {
 			order = append(order, "moments")
 		}
-		if algo == FedSagePlus { // no signatures; no mixing in a generator round
+		if algo == methods.FedSagePlus { // no signatures; no mixing in a generator round
 			order = nil
 		}
-		if algo == FedSageAPV { // the APV's and pc1; no mixing in a generator round
+		if algo == methods.FedSageAPV { // the APV's and pc1; no mixing in a generator round
 			order = []string{"apv", "apv-delta", "pc1"}
 		}
-		if algo != Local && algo != FedSagePlus && algo != FedSageAPV {
-			order = append(order, MatrixWeights)
+		if algo != methods.Local && algo != methods.FedSagePlus && algo != methods.FedSageAPV {
+			order = append(order, sim.MatrixWeights)
 		}
-		order = append(order, MatrixGroundTruth)
+		order = append(order, sim.MatrixGroundTruth)
 		if !slices.Equal(names, order) {
 			t.Errorf("%s: matrices %v, want %v", algo, names, order)
 		}
-		if m, ok := rep.Matrix(MatrixWeights); algo != Local && algo != FedSagePlus && algo != FedSageAPV && (!ok || m.Kind != KindWeights) {
+		if m, ok := rep.Matrix(sim.MatrixWeights); algo != methods.Local && algo != methods.FedSagePlus && algo != methods.FedSageAPV && (!ok || m.Kind != sim.KindWeights) {
 			t.Errorf("%s: weights matrix %v %v", algo, ok, m.Kind)
 		}
 	}

@@ -34,6 +34,10 @@ type Method struct {
 	// has passed its own Setting.Check (FedSage+: two layers); its error
 	// should be a *SettingError naming the setting at fault.
 	Check func(c *Config) error
+	// Float32 reports that the method's client model can run in float32
+	// (Config.Precision gnn.F32, -precision f32): it is the GCN of
+	// gnn.Model, trained by the shared client loop alone.
+	Float32 bool
 	// New builds the method's Strategy for a run. The engine calls it
 	// once per engine (and once per resumed checkpoint), after Validate.
 	New func(c *Config) (Strategy, error)

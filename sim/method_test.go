@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bytes"
@@ -16,73 +16,51 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
-// unregister removes a method registered by a test, so that the tests
-// that go through every algorithm (the golden digests) see the built-ins
-// only.
-func unregister(name Algorithm) {
-	registry.Lock()
-	defer registry.Unlock()
-	m := registry.methods[name]
-	if m == nil {
-		return
-	}
-	delete(registry.methods, name)
-	registry.order = slices.DeleteFunc(registry.order, func(a Algorithm) bool { return a == name })
-	for _, s := range m.Settings {
-		registry.owners[s.Key] = slices.DeleteFunc(registry.owners[s.Key], func(a Algorithm) bool { return a == name })
-		if len(registry.owners[s.Key]) == 0 {
-			delete(registry.owners, s.Key)
-			registry.settings = slices.DeleteFunc(registry.settings, func(t Setting) bool { return t.Key == s.Key })
-		}
-	}
-	for _, u := range m.Uses {
-		registry.users[u] = slices.DeleteFunc(registry.users[u], func(a Algorithm) bool { return a == name })
-	}
-}
-
 // register registers m for the rest of the test.
-func register(t *testing.T, m Method) {
+func register(t *testing.T, m sim.Method) {
 	t.Helper()
-	Register(m)
-	t.Cleanup(func() { unregister(m.Name) })
+	sim.Register(m)
+	t.Cleanup(func() { sim.Unregister(m.Name) })
 }
 
-func registerPanic(m Method) (msg string) {
+func registerPanic(m sim.Method) (msg string) {
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprint(r) // nothing was registered
 		}
 	}()
-	Register(m)
-	unregister(m.Name)
+	sim.Register(m)
+	sim.Unregister(m.Name)
 	return ""
 }
 
 func TestRegisterRefusesBadDescriptors(t *testing.T) {
-	ok := func(*Config) (Strategy, error) { return fedAvg{}, nil }
+	ok := newOf(methods.FedAvg)
 	for _, c := range []struct {
-		m    Method
+		m    sim.Method
 		want string
 	}{
-		{Method{Name: "Bad-Name", Describe: "x", New: ok}, "lower-case"},
-		{Method{Name: "nodesc", New: ok}, "no Describe"},
-		{Method{Name: "nonew", Describe: "x"}, "no New"},
-		{Method{Name: FedAvg, Describe: "x", New: ok}, "registered twice"},
-		{Method{Name: "usesbad", Describe: "x", New: ok, Uses: []string{"sigma"}}, `Uses "sigma"`},
-		{Method{Name: "shared", Describe: "x", New: ok, Settings: []Setting{{Key: "lr", Type: Float, Default: "0.1"}}}, "is a shared setting"},
-		{Method{Name: "notype", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Default: "1"}}}, "no Type"},
-		{Method{Name: "noncanon", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Type: Float, Default: "0.50"}}}, "not canonical"},
-		{Method{Name: "badchoice", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Type: Choice, Default: "a"}}}, "without Choices"},
-		{Method{Name: "badcheck", Describe: "x", New: ok, Settings: []Setting{{Key: "k", Type: Float, Default: "-1", Check: NonNegative}}}, "Default -1, want"},
-		{Method{Name: "othermu", Describe: "x", New: ok, Settings: []Setting{{Key: "eps1", Type: Float, Default: "0.5"}}}, "declared differently by [gcfl]"},
+		{sim.Method{Name: "Bad-Name", Describe: "x", New: ok}, "lower-case"},
+		{sim.Method{Name: "nodesc", New: ok}, "no Describe"},
+		{sim.Method{Name: "nonew", Describe: "x"}, "no New"},
+		{sim.Method{Name: methods.FedAvg, Describe: "x", New: ok}, "registered twice"},
+		{sim.Method{Name: "usesbad", Describe: "x", New: ok, Uses: []string{"sigma"}}, `Uses "sigma"`},
+		{sim.Method{Name: "shared", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "lr", Type: sim.Float, Default: "0.1"}}}, "is a shared setting"},
+		{sim.Method{Name: "notype", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Default: "1"}}}, "no Type"},
+		{sim.Method{Name: "noncanon", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "0.50"}}}, "not canonical"},
+		{sim.Method{Name: "badchoice", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Choice, Default: "a"}}}, "without Choices"},
+		{sim.Method{Name: "badcheck", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "-1", Check: sim.NonNegative}}}, "Default -1, want"},
+		{sim.Method{Name: "othermu", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "eps1", Type: sim.Float, Default: "0.5"}}}, "declared differently by [gcfl]"},
 	} {
 		if got := registerPanic(c.m); !strings.Contains(got, c.want) {
 			t.Errorf("%s: panic %q, want it to say %q", c.m.Name, got, c.want)
 		}
 	}
-	if _, ok := LookupMethod("nodesc"); ok {
+	if _, ok := sim.LookupMethod("nodesc"); ok {
 		t.Error("a refused method is registered")
 	}
 }
@@ -92,35 +70,35 @@ func TestRegisterRefusesBadDescriptors(t *testing.T) {
 // typed, canonical, validated, described, and in the fingerprint of its
 // method only.
 func TestMethodSettingsEverywhere(t *testing.T) {
-	before := DefaultConfig()
-	fps := map[Algorithm]string{}
-	for _, a := range Algorithms() {
+	before := sim.DefaultConfig()
+	fps := map[sim.Algorithm]string{}
+	for _, a := range sim.Algorithms() {
 		c := before
 		c.Algo = a
 		fps[a] = c.Fingerprint()
 	}
-	register(t, Method{Name: "probe_method", Describe: "a test method", Display: "Probe", Uses: []string{"alpha"},
-		Settings: []Setting{{Key: "probe_k", Type: Float, Default: "0.25", Check: NonNegative, Doc: "probe_method: a coefficient"}},
-		New:      func(*Config) (Strategy, error) { return fedAvg{}, nil }})
-	if !slices.Contains(Algorithms(), "probe_method") || Algorithm("probe_method").Display() != "Probe" {
-		t.Fatalf("algorithms %v", Algorithms())
+	register(t, sim.Method{Name: "probe_method", Describe: "a test method", Display: "Probe", Uses: []string{"alpha"},
+		Settings: []sim.Setting{{Key: "probe_k", Type: sim.Float, Default: "0.25", Check: sim.NonNegative, Doc: "probe_method: a coefficient"}},
+		New:      newOf(methods.FedAvg)})
+	if !slices.Contains(sim.Algorithms(), "probe_method") || sim.Algorithm("probe_method").Display() != "Probe" {
+		t.Fatalf("algorithms %v", sim.Algorithms())
 	}
-	if _, err := ParseAlgorithm("probe_method"); err != nil {
+	if _, err := sim.ParseAlgorithm("probe_method"); err != nil {
 		t.Error(err)
 	}
-	if s := Settings(); s[len(s)-1] != "probe_k" {
+	if s := sim.Settings(); s[len(s)-1] != "probe_k" {
 		t.Errorf("settings %v: want probe_k last", s)
 	}
-	if !slices.Contains(NumericSettings(), "probe_k") {
+	if !slices.Contains(sim.NumericSettings(), "probe_k") {
 		t.Error("probe_k is not numeric")
 	}
-	if got := AlgorithmSettings("probe_method"); !slices.Equal(got, []string{"alpha", "probe_k"}) {
+	if got := sim.AlgorithmSettings("probe_method"); !slices.Equal(got, []string{"alpha", "probe_k"}) {
 		t.Errorf("AlgorithmSettings = %v", got)
 	}
-	if Describe("probe_k") != "probe_method: a coefficient" {
-		t.Errorf("Describe = %q", Describe("probe_k"))
+	if sim.Describe("probe_k") != "probe_method: a coefficient" {
+		t.Errorf("Describe = %q", sim.Describe("probe_k"))
 	}
-	c := DefaultConfig()
+	c := sim.DefaultConfig()
 	if v, _ := c.Get("probe_k"); v != "0.25" || c.Options.Float("probe_k") != 0.25 {
 		t.Errorf("default %q", v)
 	}
@@ -134,7 +112,7 @@ func TestMethodSettingsEverywhere(t *testing.T) {
 	if v, _ := c.Get("probe_k"); v != "0.25" {
 		t.Errorf("setting a copy changed the original: %q", v)
 	}
-	for _, a := range Algorithms() {
+	for _, a := range sim.Algorithms() {
 		if a == "probe_method" {
 			continue
 		}
@@ -151,14 +129,14 @@ func TestMethodSettingsEverywhere(t *testing.T) {
 	if err := d.Set("probe_k", "x"); err == nil || !strings.Contains(err.Error(), "probe_k = x, want a number") {
 		t.Errorf("Set x: %v", err)
 	}
-	var se *SettingError
+	var se *sim.SettingError
 	if err := d.Set("probe_k", "-2"); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Validate(); !errors.As(err, &se) || se.Key != "probe_k" || se.Want != "a finite value >= 0" {
 		t.Errorf("Validate = %v", err)
 	}
-	if d := DiffConfig(c, d); !slices.Equal(d, []string{"probe_k: 0.25, not -2"}) {
+	if d := sim.DiffConfig(c, d); !slices.Equal(d, []string{"probe_k: 0.25, not -2"}) {
 		t.Errorf("DiffConfig = %v", d)
 	}
 }
@@ -167,23 +145,23 @@ func TestMethodSettingsEverywhere(t *testing.T) {
 // state, and whose clients add a constant to their gradients, count
 // their rounds (state kept in checkpoints) and upload the count.
 type hooked struct {
-	fedAvg
-	shift float64
-	sent  []float64 // the server's state: per client, the last count received
+	sim.Strategy // FedAvg's
+	shift        float64
+	sent         []float64 // the server's state: per client, the last count received
 }
 
-func (*hooked) Name() Algorithm { return "hooked" }
-func (h *hooked) ClientHook(int) ClientHook {
+func (*hooked) Name() sim.Algorithm { return "hooked" }
+func (h *hooked) ClientHook(int) sim.ClientHook {
 	return &hookClient{shift: h.shift}
 }
 func (h *hooked) Broadcast(round, client int) []float64 {
 	return []float64{float64(round), h.sent[client]}
 }
-func (h *hooked) Mix(in *RoundInput) Mixing {
+func (h *hooked) Mix(in *sim.RoundInput) sim.Mixing {
 	for _, u := range in.Updates {
 		h.sent[u.ID] = u.Extra[0]
 	}
-	return h.fedAvg.Mix(in)
+	return h.Strategy.Mix(in)
 }
 func (h *hooked) MarshalState() ([]byte, error) { return json.Marshal(h.sent) }
 func (h *hooked) UnmarshalState(b []byte) error { return json.Unmarshal(b, &h.sent) }
@@ -193,7 +171,7 @@ type hookClient struct {
 	rounds float64
 }
 
-func (c *hookClient) Start(msg *Message, shared []*gnn.Param) error {
+func (c *hookClient) Start(msg *sim.Message, shared []*gnn.Param) error {
 	if len(msg.Extra) != 2 || msg.Extra[0] != float64(msg.Round) || msg.Extra[1] != c.rounds {
 		return fmt.Errorf("round %d: broadcast %v, want [%d %v]", msg.Round, msg.Extra, msg.Round, c.rounds)
 	}
@@ -207,7 +185,7 @@ func (c *hookClient) Gradient(shared []*gnn.Param) {
 		}
 	}
 }
-func (c *hookClient) Finish(up *Update, shared []*gnn.Param) error {
+func (c *hookClient) Finish(up *sim.Update, shared []*gnn.Param) error {
 	up.Extra = []float64{c.rounds}
 	return nil
 }
@@ -218,10 +196,11 @@ func (c *hookClient) UnmarshalState(b []byte) error {
 }
 
 func registerHooked(t *testing.T) {
-	register(t, Method{Name: "hooked", Describe: "a test method with client hooks",
-		Settings: []Setting{{Key: "hook_shift", Type: Float, Default: "0"}},
-		New: func(c *Config) (Strategy, error) {
-			return &hooked{shift: c.Options.Float("hook_shift"), sent: make([]float64, 8)}, nil
+	register(t, sim.Method{Name: "hooked", Describe: "a test method with client hooks",
+		Settings: []sim.Setting{{Key: "hook_shift", Type: sim.Float, Default: "0"}},
+		New: func(c *sim.Config) (sim.Strategy, error) {
+			avg, err := newOf(methods.FedAvg)(c)
+			return &hooked{Strategy: avg, shift: c.Options.Float("hook_shift"), sent: make([]float64, 8)}, err
 		}})
 }
 
@@ -231,17 +210,17 @@ func registerHooked(t *testing.T) {
 // depend on the number of workers.
 func TestClientHooks(t *testing.T) {
 	registerHooked(t)
-	d := smallData(t, 7)
-	run := func(shift string, workers int) []RoundReport {
-		c := smallConfig("hooked")
+	d := sim.SmallData(t, 7)
+	run := func(shift string, workers int) []sim.RoundReport {
+		c := sim.SmallConfig("hooked")
 		c.Workers = workers
-		setOpts(t, &c, "hook_shift", shift)
-		return stripTimes(runEngine(t, c, d).Reports())
+		sim.SetOpts(t, &c, "hook_shift", shift)
+		return sim.StripTimes(sim.RunEngine(t, c, d).Reports())
 	}
 	base := run("0", 1)
-	c := smallConfig(FedAvg)
+	c := sim.SmallConfig(methods.FedAvg)
 	c.Workers = 1
-	if !reflect.DeepEqual(base, stripTimes(runEngine(t, c, d).Reports())) {
+	if !reflect.DeepEqual(base, sim.StripTimes(sim.RunEngine(t, c, d).Reports())) {
 		t.Error("a hook that changes nothing changes the run")
 	}
 	shifted := run("0.01", 1)
@@ -258,11 +237,11 @@ func TestClientHooks(t *testing.T) {
 // uninterrupted run (the hooks' counts are checked by Start each round).
 func TestClientHookCheckpoint(t *testing.T) {
 	registerHooked(t)
-	d := smallData(t, 7)
-	c := smallConfig("hooked")
-	setOpts(t, &c, "hook_shift", "0.01")
-	want := stripTimes(runEngine(t, c, d).Reports())
-	e, err := New(c, d, nil)
+	d := sim.SmallData(t, 7)
+	c := sim.SmallConfig("hooked")
+	sim.SetOpts(t, &c, "hook_shift", "0.01")
+	want := sim.StripTimes(sim.RunEngine(t, c, d).Reports())
+	e, err := sim.New(c, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,14 +254,14 @@ func TestClientHookCheckpoint(t *testing.T) {
 	if err := e.SaveCheckpoint(path); err != nil {
 		t.Fatal(err)
 	}
-	r, err := resumeFile(path, d, nil)
+	r, err := sim.ResumeFile(path, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Run(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := stripTimes(r.Reports()); !reflect.DeepEqual(got, want) {
+	if got := sim.StripTimes(r.Reports()); !reflect.DeepEqual(got, want) {
 		t.Error("the resumed run differs from the uninterrupted one")
 	}
 }
@@ -292,10 +271,10 @@ func TestClientHookCheckpoint(t *testing.T) {
 // the fields left zero as format 1 read them.
 func TestCheckpointFormat1(t *testing.T) {
 	var payload, file bytes.Buffer
-	var ck *Checkpoint
+	var ck *sim.Checkpoint
 	var err error
 	type config1b struct {
-		Algo            Algorithm
+		Algo            sim.Algorithm
 		Rounds          int
 		Mu, GCFLEps2    float64
 		GenRounds       int
@@ -304,16 +283,16 @@ func TestCheckpointFormat1(t *testing.T) {
 	if err := gob.NewEncoder(&payload).Encode(struct {
 		Format int
 		Config config1b
-	}{1, config1b{Algo: GCFL, Rounds: 7, Mu: 0.5, GCFLEps2: 0.2, GenRounds: 3, FedGNNExpansion: true}}); err != nil {
+	}{1, config1b{Algo: methods.GCFL, Rounds: 7, Mu: 0.5, GCFLEps2: 0.2, GenRounds: 3, FedGNNExpansion: true}}); err != nil {
 		t.Fatal(err)
 	}
 	file.Reset()
-	file.WriteString(checkpointMagic)
+	file.WriteString(sim.CheckpointMagic)
 	binary.Write(&file, binary.BigEndian, uint64(payload.Len()))
 	sum := sha256.Sum256(payload.Bytes())
 	file.Write(payload.Bytes())
 	file.Write(sum[:])
-	if ck, err = decodeCheckpoint(file.Bytes()); err != nil {
+	if ck, err = sim.DecodeCheckpoint(file.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
@@ -325,7 +304,7 @@ func TestCheckpointFormat1(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("format 1 settings\n%v\nwant\n%v", got, want)
 	}
-	if ck.Format != checkpointFormat || ck.Config.Rounds != 7 || ck.Config.Algo != GCFL {
+	if ck.Format != sim.CheckpointFormat || ck.Config.Rounds != 7 || ck.Config.Algo != methods.GCFL {
 		t.Errorf("format %d, config %+v", ck.Format, ck.Config)
 	}
 }

@@ -76,8 +76,9 @@ func (m *Metric) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// score returns the metric of the nodes idx, in percent.
-func (m Metric) score(logits *mat.Dense, labels, idx []int) float64 {
+// Score returns the metric of the nodes idx (local indices) under the
+// logits and labels of a client's graph, in percent.
+func (m Metric) Score(logits *mat.Dense, labels, idx []int) float64 {
 	if m == ROCAUC {
 		return rocAUC(logits, labels, idx)
 	}

@@ -50,7 +50,7 @@ func TestROCAUC(t *testing.T) {
 				pos = append(pos, labels[i] == 1)
 			}
 		}
-		got := ROCAUC.score(logits, labels, idx)
+		got := ROCAUC.Score(logits, labels, idx)
 		np := 0
 		for _, p := range pos {
 			if p {

@@ -28,8 +28,9 @@ func accuracy(logits *mat.Dense, labels, idx []int) float64 {
 	return 100 * float64(hit) / float64(len(idx))
 }
 
-// meanRows returns the mean of the rows of m (mean pooling).
-func meanRows(m *mat.Dense) []float64 {
+// MeanRows returns the mean of the rows of m (mean pooling: a client's
+// Update.Embedding is the mean of its embeddings).
+func MeanRows(m *mat.Dense) []float64 {
 	if m == nil {
 		return nil
 	}

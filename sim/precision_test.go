@@ -1,17 +1,23 @@
-package sim
+package sim_test
 
 import (
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 func TestPrecisionFingerprint(t *testing.T) {
-	for _, algo := range Float32Algorithms() {
-		c := smallConfig(algo)
+	if got, want := sim.Float32Methods(), []sim.Algorithm{methods.FedAux, methods.FedAvg}; !slices.Equal(got, want) {
+		t.Errorf("float32 methods %v, want %v", got, want)
+	}
+	for _, algo := range sim.Float32Methods() {
+		c := sim.SmallConfig(algo)
 		f64 := c.Fingerprint()
 		if strings.Contains(f64, "precision") {
 			t.Errorf("%s: float64 fingerprint %q names the precision; stored keys would change", algo, f64)
@@ -27,14 +33,14 @@ func TestPrecisionFingerprint(t *testing.T) {
 			t.Errorf("Get(precision) = %q after Set f32", v)
 		}
 	}
-	var c Config
+	var c sim.Config
 	if err := c.Set("precision", "f16"); err == nil || !strings.Contains(err.Error(), "f64 or f32") {
 		t.Errorf("Set(precision, f16): %v, want an error naming f64 or f32", err)
 	}
 }
 
 func TestPrecisionRefused(t *testing.T) {
-	c := smallConfig(GCFL)
+	c := sim.SmallConfig(methods.GCFL)
 	c.Precision = gnn.F32
 	err := c.Validate()
 	if err == nil {
@@ -55,18 +61,18 @@ func TestPrecisionRefused(t *testing.T) {
 // workers (the same reports) and checks that they are not the float64
 // run's.
 func TestF32DeterministicAcrossWorkers(t *testing.T) {
-	for _, algo := range Float32Algorithms() {
+	for _, algo := range sim.Float32Methods() {
 		t.Run(string(algo), func(t *testing.T) {
-			var runs [][]RoundReport
+			var runs [][]sim.RoundReport
 			for _, workers := range []int{1, 4} {
-				c := smallConfig(algo)
+				c := sim.SmallConfig(algo)
 				c.Workers, c.Precision = workers, gnn.F32
-				runs = append(runs, stripTimes(runEngine(t, c, smallData(t, 7), WantAll).Reports()))
+				runs = append(runs, sim.StripTimes(sim.RunEngine(t, c, sim.SmallData(t, 7), sim.WantAll).Reports()))
 			}
 			if !reflect.DeepEqual(runs[0], runs[1]) {
 				t.Fatal("float32 reports differ between 1 and 4 workers")
 			}
-			f64 := stripTimes(runEngine(t, smallConfig(algo), smallData(t, 7), WantAll).Reports())
+			f64 := sim.StripTimes(sim.RunEngine(t, sim.SmallConfig(algo), sim.SmallData(t, 7), sim.WantAll).Reports())
 			if reflect.DeepEqual(runs[0], f64) {
 				t.Fatal("float32 and float64 runs gave the same reports: the float32 layers did not run")
 			}
@@ -85,10 +91,10 @@ func TestF32DeterministicAcrossWorkers(t *testing.T) {
 // TestF32Checkpoint checks that a checkpoint records the precision and
 // that a run resumed from it continues as the uninterrupted run.
 func TestF32Checkpoint(t *testing.T) {
-	c := smallConfig(FedAux)
+	c := sim.SmallConfig(methods.FedAux)
 	c.Precision = gnn.F32
-	want := stripTimes(runEngine(t, c, smallData(t, 7)).Reports())
-	e, err := New(c, smallData(t, 7), nil)
+	want := sim.StripTimes(sim.RunEngine(t, c, sim.SmallData(t, 7)).Reports())
+	e, err := sim.New(c, sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,21 +107,21 @@ func TestF32Checkpoint(t *testing.T) {
 	if err := e.SaveCheckpoint(path); err != nil {
 		t.Fatal(err)
 	}
-	ck, err := LoadCheckpoint(path)
+	ck, err := sim.LoadCheckpoint(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ck.Config.Precision != gnn.F32 {
 		t.Fatalf("checkpoint precision %v, want f32", ck.Config.Precision)
 	}
-	r, err := ck.Resume(smallData(t, 7), nil)
+	r, err := ck.Resume(sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Run(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := stripTimes(r.Reports()); !reflect.DeepEqual(got, want) {
+	if got := sim.StripTimes(r.Reports()); !reflect.DeepEqual(got, want) {
 		t.Fatal("resumed float32 run differs from the uninterrupted one")
 	}
 }
@@ -125,13 +131,13 @@ func TestF32Checkpoint(t *testing.T) {
 // at float64.
 func TestF32Switch(t *testing.T) {
 	for _, p := range []gnn.Precision{gnn.F64, gnn.F32} {
-		c := smallConfig(FedAvg)
+		c := sim.SmallConfig(methods.FedAvg)
 		c.Precision = p
-		e, err := New(c, smallData(t, 7), nil)
+		e, err := sim.New(c, sim.SmallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = e.CanSwitch(GCFL)
+		err = e.CanSwitch(methods.GCFL)
 		if p == gnn.F64 && err != nil {
 			t.Errorf("f64: fedavg to gcfl refused: %v", err)
 		}

@@ -272,7 +272,7 @@ func (c *Client) descriptorVector(d Descriptor, up *Update) ([]float64, error) {
 		if c.proxy == nil {
 			return nil, fmt.Errorf("client %d: probe: no functional embedding (no proxy graph)", c.ID)
 		}
-		return functionalSignature(c.model, *c.proxy), nil
+		return FunctionalSignature(c.model, *c.proxy), nil
 	case DescriptorMoments:
 		v, ok := up.Signatures[SourceMoments]
 		if !ok {

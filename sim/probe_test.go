@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -10,30 +10,32 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
 
 // probeTargets returns, per client of d, its train nodes, then two nodes
 // of the next client and one of the client after (other clients' nodes).
-func probeTargets(d *Data) [][]NodeRef {
+func probeTargets(d *sim.Data) [][]sim.NodeRef {
 	k := len(d.Clients)
-	out := make([][]NodeRef, k)
+	out := make([][]sim.NodeRef, k)
 	for i, c := range d.Clients {
 		for v, r := range c.Roles {
 			if r == graphio.Train {
-				out[i] = append(out[i], NodeRef{i, v})
+				out[i] = append(out[i], sim.NodeRef{i, v})
 			}
 		}
-		out[i] = append(out[i], NodeRef{(i + 1) % k, 0}, NodeRef{(i + 1) % k, 3}, NodeRef{(i + 2) % k, 1})
+		out[i] = append(out[i], sim.NodeRef{(i + 1) % k, 0}, sim.NodeRef{(i + 1) % k, 3}, sim.NodeRef{(i + 2) % k, 1})
 	}
 	return out
 }
 
 // withoutProbes returns the reports with the probes taken out.
-func withoutProbes(reps []*RoundReport) []RoundReport {
-	out := stripTimes(reps)
+func withoutProbes(reps []*sim.RoundReport) []sim.RoundReport {
+	out := sim.StripTimes(reps)
 	for i := range out {
-		out[i].Clients = append([]ClientMetrics(nil), out[i].Clients...)
+		out[i].Clients = append([]sim.ClientMetrics(nil), out[i].Clients...)
 		for j := range out[i].Clients {
 			out[i].Clients[j].Probe = nil
 		}
@@ -43,10 +45,10 @@ func withoutProbes(reps []*RoundReport) []RoundReport {
 
 // probeEngine runs c on smallData, wanting probes in the rounds of at,
 // with targets (nil: the default), and returns the engine.
-func probeEngine(t *testing.T, c Config, at map[int]bool, targets bool) *Engine {
+func probeEngine(t *testing.T, c sim.Config, at map[int]bool, targets bool) *sim.Engine {
 	t.Helper()
-	d := smallData(t, 7)
-	e, err := New(c, d, nil)
+	d := sim.SmallData(t, 7)
+	e, err := sim.New(c, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func probeEngine(t *testing.T, c Config, at map[int]bool, targets bool) *Engine 
 	}
 	for !e.Done() {
 		if at[e.Round()+1] {
-			e.Want(WantProbe)
+			e.Want(sim.WantProbe)
 		} else {
 			e.Want()
 		}
@@ -77,12 +79,12 @@ func probeEngine(t *testing.T, c Config, at map[int]bool, targets bool) *Engine 
 // probes changes nothing else of the run; and that the probes do not
 // depend on the number of workers.
 func TestProbe(t *testing.T) {
-	kinds := map[Algorithm]Descriptor{FedAux: DescriptorAPV, FedAvg: DescriptorNone, FedPub: DescriptorFunctional,
-		FedGTA: DescriptorMoments, FedGNN: DescriptorBoundary}
+	kinds := map[sim.Algorithm]sim.Descriptor{methods.FedAux: sim.DescriptorAPV, methods.FedAvg: sim.DescriptorNone, methods.FedPub: sim.DescriptorFunctional,
+		methods.FedGTA: sim.DescriptorMoments, methods.FedGNN: sim.DescriptorBoundary}
 	at := map[int]bool{2: true, 4: true}
 	for algo, kind := range kinds {
 		t.Run(string(algo), func(t *testing.T) {
-			c := smallConfig(algo)
+			c := sim.SmallConfig(algo)
 			c.Workers = 1
 			plain := probeEngine(t, c, nil, false)
 			e := probeEngine(t, c, at, true)
@@ -90,7 +92,7 @@ func TestProbe(t *testing.T) {
 				t.Fatal("asking for probes changed the run")
 			}
 			c.Workers = 3
-			if e3 := probeEngine(t, c, at, true); !reflect.DeepEqual(stripTimes(e3.Reports()), stripTimes(e.Reports())) {
+			if e3 := probeEngine(t, c, at, true); !reflect.DeepEqual(sim.StripTimes(e3.Reports()), sim.StripTimes(e.Reports())) {
 				t.Error("probes differ between 1 and 3 workers")
 			}
 			targets := probeTargets(e.Data())
@@ -113,7 +115,7 @@ func TestProbe(t *testing.T) {
 				checkProbe(t, e, k, targets[k], m.Probe)
 			}
 			// The default targets: every node of the client's graph.
-			all := probeEngine(t, smallConfig(algo), map[int]bool{1: true}, false)
+			all := probeEngine(t, sim.SmallConfig(algo), map[int]bool{1: true}, false)
 			for k, m := range all.Reports()[0].Clients {
 				if n := all.Data().Clients[k].Graph.N(); len(m.Probe.Rows) != n {
 					t.Errorf("client %d: %d rows by default, want its %d nodes", k, len(m.Probe.Rows), n)
@@ -125,37 +127,37 @@ func TestProbe(t *testing.T) {
 
 // checkProbe compares probe p of client k with a computation from its
 // model as the last round left it.
-func checkProbe(t *testing.T, e *Engine, k int, targets []NodeRef, p *Probe) {
+func checkProbe(t *testing.T, e *sim.Engine, k int, targets []sim.NodeRef, p *sim.Probe) {
 	t.Helper()
-	cl := e.runners[k].(*Client)
-	defer cl.borrow()()
+	cl := sim.ClientOf(e, k)
+	defer cl.Borrow()()
 	var desc []float64
 	switch p.Descriptor {
-	case DescriptorFunctional:
-		desc = functionalSignature(cl.model, *cl.proxy)
-	case DescriptorMoments:
-		logits, err := cl.model.Forward(cl.input, false, nil)
+	case sim.DescriptorFunctional:
+		desc = sim.FunctionalSignature(cl.Model(), cl.Proxy())
+	case sim.DescriptorMoments:
+		logits, err := cl.Model().Forward(cl.Input(), false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		up := &Update{Signatures: map[Source][]float64{}}
-		if err := cl.gtaSignature(logits, up); err != nil {
+		up := &sim.Update{Signatures: map[sim.Source][]float64{}}
+		if err := cl.GTASignature(logits, up); err != nil {
 			t.Fatal(err)
 		}
-		desc = up.Signatures[SourceMoments][:e.Data().NumClasses]
+		desc = up.Signatures[sim.SourceMoments][:e.Data().NumClasses]
 	}
 	var apv []float64
-	if a := cl.model.Param("apv"); a != nil {
+	if a := cl.Model().Param("apv"); a != nil {
 		apv = a.Value
 	}
 	for i, ref := range targets {
 		row := p.Rows[i]
-		in := cl.input
+		in := cl.Input()
 		if ref.Client != k {
-			o := e.runners[ref.Client].(*Client)
-			in = gnn.Input{Prop: o.input.Prop, X: o.input.X}
+			o := sim.ClientOf(e, ref.Client)
+			in = gnn.Input{Prop: o.Input().Prop, X: o.Input().X}
 		}
-		logits, err := cl.model.Forward(in, false, nil)
+		logits, err := cl.Model().Forward(in, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +187,7 @@ func checkProbe(t *testing.T, e *Engine, k int, targets []NodeRef, p *Probe) {
 		if math.Abs(row.Entropy-ent) > 1e-9 {
 			t.Errorf("client %d target %d: entropy %v, want %v", k, i, row.Entropy, ent)
 		}
-		h := mat.DenseCopyOf(cl.model.Embeddings())
+		h := mat.DenseCopyOf(cl.Model().Embeddings())
 		hv := h.RawRowView(ref.Node)
 		if want := mat.Norm(mat.NewVecDense(len(hv), hv), 2); math.Abs(row.Norm-want) > 1e-9 {
 			t.Errorf("client %d target %d: norm %v, want %v", k, i, row.Norm, want)
@@ -195,25 +197,25 @@ func checkProbe(t *testing.T, e *Engine, k int, targets []NodeRef, p *Probe) {
 			wantCos = floats(hv, apv) / math.Sqrt(floats(hv, hv)*floats(apv, apv))
 		}
 		switch p.Descriptor {
-		case DescriptorAPV:
+		case sim.DescriptorAPV:
 			n, _ := h.Dims()
 			top := 0.0
 			for u := range n {
 				top = math.Max(top, math.Sqrt(floats(h.RawRowView(u), h.RawRowView(u))))
 			}
 			wantProj = floats(hv, apv) / top / math.Sqrt(floats(apv, apv))
-		case DescriptorFunctional:
+		case sim.DescriptorFunctional:
 			wantProj = floats(hv, desc) / math.Sqrt(floats(hv, hv)*floats(desc, desc))
-		case DescriptorMoments:
+		case sim.DescriptorMoments:
 			wantProj = floats(prob, desc)
-		case DescriptorBoundary:
-			h1 := cl.model.FirstLayer(gnn.Input{Prop: in.Prop, X: in.X}).RawRowView(ref.Node)
+		case sim.DescriptorBoundary:
+			h1 := cl.Model().FirstLayer(gnn.Input{Prop: in.Prop, X: in.X}).RawRowView(ref.Node)
 			wantProj = math.Inf(-1)
-			for _, s := range cl.cut.sent {
+			for _, s := range cl.SentBoundary() {
 				wantProj = math.Max(wantProj, floats(h1, s)/math.Sqrt(floats(h1, h1)*floats(s, s)))
 			}
-			if len(cl.cut.sent) == 0 || !(wantProj >= -1-1e-12 && wantProj <= 1+1e-12) {
-				t.Fatalf("client %d: %d boundary embeddings sent, projection %v", k, len(cl.cut.sent), wantProj)
+			if len(cl.SentBoundary()) == 0 || !(wantProj >= -1-1e-12 && wantProj <= 1+1e-12) {
+				t.Fatalf("client %d: %d boundary embeddings sent, projection %v", k, len(cl.SentBoundary()), wantProj)
 			}
 		}
 		if math.IsNaN(wantCos) {
@@ -232,28 +234,28 @@ func checkProbe(t *testing.T, e *Engine, k int, targets []NodeRef, p *Probe) {
 // a client that misses a round has no probe for it, and that probes
 // survive a checkpoint.
 func TestProbeTargetsAndCheckpoint(t *testing.T) {
-	d := smallData(t, 7)
-	e, err := New(smallConfig(FedAux), d, nil)
+	d := sim.SmallData(t, 7)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		targets [][]NodeRef
+		targets [][]sim.NodeRef
 		want    string
 	}{
-		{make([][]NodeRef, 3), "for 3 clients"},
-		{append(make([][]NodeRef, 7), []NodeRef{{8, 0}}), "client 8 out of range"},
-		{append(make([][]NodeRef, 7), []NodeRef{{1, 10000}}), "node 10000 out of range"},
+		{make([][]sim.NodeRef, 3), "for 3 clients"},
+		{append(make([][]sim.NodeRef, 7), []sim.NodeRef{{8, 0}}), "client 8 out of range"},
+		{append(make([][]sim.NodeRef, 7), []sim.NodeRef{{1, 10000}}), "node 10000 out of range"},
 	} {
 		if err := e.SetProbeTargets(tc.targets); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("SetProbeTargets: %v, want an error with %q", err, tc.want)
 		}
 	}
-	hooks := &FaultHooks{Absent: func(round, client int) bool { return round == 2 && client == 3 }}
-	if err := e.SetFaults(Faults{Hooks: hooks}); err != nil {
+	hooks := &sim.FaultHooks{Absent: func(round, client int) bool { return round == 2 && client == 3 }}
+	if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
 		t.Fatal(err)
 	}
-	e.Want(WantProbe)
+	e.Want(sim.WantProbe)
 	for range 2 {
 		if _, err := e.Step(context.Background()); err != nil {
 			t.Fatal(err)
@@ -269,15 +271,15 @@ func TestProbeTargetsAndCheckpoint(t *testing.T) {
 	if err := e.SaveCheckpoint(path); err != nil {
 		t.Fatal(err)
 	}
-	ck, err := LoadCheckpoint(path)
+	ck, err := sim.LoadCheckpoint(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ck.Resume(smallData(t, 7), nil)
+	r, err := ck.Resume(sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(stripTimes(r.Reports()), stripTimes(e.Reports())) || r.Reports()[0].Clients[0].Probe == nil {
+	if !reflect.DeepEqual(sim.StripTimes(r.Reports()), sim.StripTimes(e.Reports())) || r.Reports()[0].Clients[0].Probe == nil {
 		t.Error("the probes did not survive the checkpoint")
 	}
 }
@@ -285,7 +287,7 @@ func TestProbeTargetsAndCheckpoint(t *testing.T) {
 // TestSoftmaxStats checks the probe's softmax statistics on a row worked
 // by hand: logits (0, ln 2, ln 3, 0) give probabilities (1, 2, 3, 1)/7.
 func TestSoftmaxStats(t *testing.T) {
-	loss, top, ent := softmaxStats([]float64{0, math.Ln2, math.Log(3), 0}, 1)
+	loss, top, ent := sim.SoftmaxStats([]float64{0, math.Ln2, math.Log(3), 0}, 1)
 	p := []float64{1.0 / 7, 2.0 / 7, 3.0 / 7, 1.0 / 7}
 	var wantEnt float64
 	for _, q := range p {
@@ -297,13 +299,13 @@ func TestSoftmaxStats(t *testing.T) {
 	if want := [3]float64{3.0 / 7, 2.0 / 7, 1.0 / 7}; math.Abs(top[0]-want[0])+math.Abs(top[1]-want[1])+math.Abs(top[2]-want[2]) > 1e-12 {
 		t.Errorf("top %v, want %v", top, want)
 	}
-	if _, top, _ := softmaxStats([]float64{1, 2}, 0); top[2] != 0 || !(top[0] > top[1]) {
+	if _, top, _ := sim.SoftmaxStats([]float64{1, 2}, 0); top[2] != 0 || !(top[0] > top[1]) {
 		t.Errorf("two classes: top %v, want two sorted probabilities and a 0", top)
 	}
-	if d, err := ParseDescriptor("moments"); err != nil || d != DescriptorMoments {
+	if d, err := sim.ParseDescriptor("moments"); err != nil || d != sim.DescriptorMoments {
 		t.Errorf("ParseDescriptor(moments) = %v, %v", d, err)
 	}
-	if _, err := ParseDescriptor("apv2"); err == nil {
+	if _, err := sim.ParseDescriptor("apv2"); err == nil {
 		t.Error("ParseDescriptor(apv2): no error")
 	}
 }

@@ -6,15 +6,20 @@ import (
 )
 
 // Stream returns the random stream for one purpose ("init", "dropout",
-// ...) and index (a client id, or 0) of a run. Streams of different
-// purposes or indices are independent, so a change in one never shifts
-// another, and a client's draws do not depend on how many workers run.
-func stream(seed uint64, purpose string, index int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, streamKey(purpose, index)))
+// ...) and index (a client id, or 0) of a run of seed seed. Streams of
+// different purposes or indices are independent, so a change in one
+// never shifts another, and a client's draws do not depend on how many
+// workers run. A method's own streams take purposes of their own
+// ("fedsage", ...).
+func Stream(seed uint64, purpose string, index int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, StreamKey(purpose, index)))
 }
 
-// streamKey derives the second PCG word of a stream from its purpose and index.
-func streamKey(purpose string, index int) uint64 {
+// StreamKey derives the second PCG word of a stream from its purpose and
+// index: rand.NewPCG(seed, StreamKey(purpose, index)) is the source of
+// Stream(seed, purpose, index), for a stream whose state a checkpoint
+// saves (rand.PCG.MarshalBinary).
+func StreamKey(purpose string, index int) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(purpose))
 	return splitmix(h.Sum64() ^ splitmix(uint64(index)+0x9e3779b97f4a7c15))

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestMinSigmaBothSides runs a round at MinSigma, which must succeed,
@@ -16,30 +18,30 @@ import (
 // (forced past the check) fails with NaN gradients, on the kernel
 // transforms of both kinds.
 func TestMinSigmaBothSides(t *testing.T) {
-	below := math.Nextafter(MinSigma, 0)
-	if err := ValidateKnob(KnobSigma, MinSigma, 0); err != nil {
-		t.Errorf("ValidateKnob(MinSigma = %v): %v", MinSigma, err)
+	below := math.Nextafter(sim.MinSigma, 0)
+	if err := sim.ValidateKnob(sim.KnobSigma, sim.MinSigma, 0); err != nil {
+		t.Errorf("ValidateKnob(MinSigma = %v): %v", sim.MinSigma, err)
 	}
-	if err := ValidateKnob(KnobSigma, below, 0); err == nil {
+	if err := sim.ValidateKnob(sim.KnobSigma, below, 0); err == nil {
 		t.Errorf("ValidateKnob(%v) accepted a sigma below MinSigma", below)
 	}
-	if s := fmtKnobLimit(MinSigma); s != "1.055e-154" {
+	if s := sim.FmtKnobLimit(sim.MinSigma); s != "1.055e-154" {
 		t.Errorf("the limit prints as %s, want 1.055e-154", s)
 	}
-	for _, kernel := range []Kernel{KernelDense, KernelFast} {
+	for _, kernel := range []sim.Kernel{sim.KernelDense, sim.KernelFast} {
 		for _, c := range []struct {
 			sigma float64
 			ok    bool
-		}{{MinSigma, true}, {below, false}, {1e-200, false}} {
-			cfg := smallConfig(FedAux)
+		}{{sim.MinSigma, true}, {below, false}, {1e-200, false}} {
+			cfg := sim.SmallConfig(methods.FedAux)
 			cfg.Kernel = kernel
-			e, err := New(cfg, smallData(t, 7), nil)
+			e, err := sim.New(cfg, sim.SmallData(t, 7), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.knobs.Sigma = c.sigma // past SetKnob's check
+			e.SetSigma(c.sigma) // past SetKnob's check
 			_, err = e.Step(context.Background())
-			var nf *NonFiniteError
+			var nf *sim.NonFiniteError
 			switch {
 			case c.ok && err != nil:
 				t.Errorf("%s, sigma %v: %v", kernel, c.sigma, err)
@@ -65,18 +67,18 @@ func TestRollback(t *testing.T) {
 			s.cfg.Rounds = 20
 			s.knobs = map[int]float64{2: 20, 5: 1, 12: 4}
 			t.Run(fmt.Sprintf("%s/round%d", s.name, failAt), func(t *testing.T) {
-				run := func(fail string) []*RoundReport {
+				run := func(fail string) []*sim.RoundReport {
 					e := s.engine(t, 2, nil)
 					if err := e.SetRollback(fail != ""); err != nil {
 						t.Fatal(err)
 					}
 					corrupt := false
-					hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+					hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
 						if corrupt && client >= 1 {
 							ps[0].Grad[0] = math.NaN()
 						}
 					}}
-					if err := e.SetFaults(Faults{Dropout: s.dropout, Hooks: hooks}); err != nil {
+					if err := e.SetFaults(sim.Faults{Dropout: s.dropout, Hooks: hooks}); err != nil {
 						t.Fatal(err)
 					}
 					s.runTo(t, e, failAt-1)
@@ -86,7 +88,7 @@ func TestRollback(t *testing.T) {
 						}
 						switch fail {
 						case "sigma":
-							e.knobs.Sigma = 1e-200
+							e.SetSigma(1e-200)
 						case "nan":
 							corrupt = true
 						}
@@ -98,15 +100,15 @@ func TestRollback(t *testing.T) {
 						}
 						corrupt = false // the injected fault is gone; a knob would stay
 						n, re, err := e.Rollback(context.Background())
-						if want := (failAt - 1) % RollbackEvery; err != nil || n != failAt-1 || re != want {
+						if want := (failAt - 1) % sim.RollbackEvery; err != nil || n != failAt-1 || re != want {
 							t.Fatalf("try %d: Rollback = %d, %d, %v; want %d, %d, nil", try, n, re, err, failAt-1, want)
 						}
-						if _, _, err := e.Rollback(context.Background()); !errors.Is(err, ErrNoRollback) {
+						if _, _, err := e.Rollback(context.Background()); !errors.Is(err, sim.ErrNoRollback) {
 							t.Errorf("a second Rollback: %v, want ErrNoRollback", err)
 						}
-						e.knobs.Sigma = s.cfg.Sigma
+						e.SetSigma(s.cfg.Sigma)
 					}
-					if err := e.SetKnob(KnobSigma, 0.5); err != nil {
+					if err := e.SetKnob(sim.KnobSigma, 0.5); err != nil {
 						t.Fatal(err)
 					}
 					s.runTo(t, e, failAt+2)
@@ -114,7 +116,7 @@ func TestRollback(t *testing.T) {
 				}
 				want := run("")
 				for _, fail := range []string{"sigma", "nan"} {
-					if fail == "sigma" && !s.engine(t, 1, nil).ReadsKnob(KnobSigma) {
+					if fail == "sigma" && !s.engine(t, 1, nil).ReadsKnob(sim.KnobSigma) {
 						continue // the round would not fail
 					}
 					got := run(fail)
@@ -132,7 +134,7 @@ func TestRollback(t *testing.T) {
 }
 
 // reportJSON is a report as the log writes it, without its time.
-func reportJSON(t *testing.T, r *RoundReport) string {
+func reportJSON(t *testing.T, r *sim.RoundReport) string {
 	t.Helper()
 	c := *r
 	c.Seconds = 0
@@ -145,15 +147,15 @@ func reportJSON(t *testing.T, r *RoundReport) string {
 
 // TestRollbackOff checks that Rollback refuses without SetRollback.
 func TestRollbackOff(t *testing.T) {
-	e, err := New(smallConfig(FedAux), smallData(t, 7), nil)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.knobs.Sigma = 1e-200
+	e.SetSigma(1e-200)
 	if _, err := e.Step(context.Background()); err == nil {
 		t.Fatal("round did not fail")
 	}
-	if _, _, err := e.Rollback(context.Background()); !errors.Is(err, ErrNoRollback) {
+	if _, _, err := e.Rollback(context.Background()); !errors.Is(err, sim.ErrNoRollback) {
 		t.Errorf("Rollback without SetRollback: %v, want ErrNoRollback", err)
 	}
 }
@@ -161,19 +163,19 @@ func TestRollbackOff(t *testing.T) {
 // TestReadsKnob checks which algorithms read which knob.
 func TestReadsKnob(t *testing.T) {
 	for _, c := range []struct {
-		algo                   Algorithm
+		algo                   sim.Algorithm
 		alpha, sigma, partners bool
 	}{
-		{FedAux, true, true, true},
-		{FedAvg, false, false, false},
-		{Local, false, true, false},
-		{GCFL, false, false, false},
+		{methods.FedAux, true, true, true},
+		{methods.FedAvg, false, false, false},
+		{methods.Local, false, true, false},
+		{methods.GCFL, false, false, false},
 	} {
-		e, err := New(smallConfig(c.algo), smallData(t, 7), nil)
+		e, err := sim.New(sim.SmallConfig(c.algo), sim.SmallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, s, p := e.ReadsKnob(KnobAlpha), e.ReadsKnob(KnobSigma), e.ReadsKnob(KnobPartners); a != c.alpha || s != c.sigma || p != c.partners {
+		if a, s, p := e.ReadsKnob(sim.KnobAlpha), e.ReadsKnob(sim.KnobSigma), e.ReadsKnob(sim.KnobPartners); a != c.alpha || s != c.sigma || p != c.partners {
 			t.Errorf("%s reads alpha %v sigma %v partners %v, want %v %v %v", c.algo, a, s, p, c.alpha, c.sigma, c.partners)
 		}
 	}
@@ -197,7 +199,7 @@ func TestFork(t *testing.T) {
 	if a, b := reportJSON(t, e.Reports()[3]), reportJSON(t, f.Reports()[3]); a != b {
 		t.Fatalf("round 4 of the fork differs with the same knobs:\n%.200s\n%.200s", a, b)
 	}
-	if err := f.SetKnob(KnobAlpha, 50); err != nil {
+	if err := f.SetKnob(sim.KnobAlpha, 50); err != nil {
 		t.Fatal(err)
 	}
 	s.runTo(t, e, 6)

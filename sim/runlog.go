@@ -126,7 +126,7 @@ func (e *Engine) Header() RunHeader {
 		Type: "run", Algo: c.Algo, Rounds: c.Rounds, Epochs: c.Epochs, Hidden: c.Hidden, Layers: c.layers(),
 		LR: c.LR, WD: c.WD, Dropout: c.Dropout, ClientDropout: e.faults.Dropout, Alpha: c.Alpha, Sigma: c.Sigma,
 		Score: c.Score.String(), Kernel: c.Kernel, Source: c.Source, APVMix: c.APVMix, Partners: c.Partners,
-		Seed: c.Seed, Workers: c.workers(),
+		Seed: c.Seed, Workers: c.NumWorkers(),
 		Clients: len(e.data.Clients), Metric: e.data.Metric,
 	}
 }

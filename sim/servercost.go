@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -13,17 +12,17 @@ import (
 // as the paper's server-cost analysis (docs/method.md#server-cost) times it: from all
 // uploads present to the K x K mixing weights or the clusters, the
 // mixing itself excluded. Each call of Run redoes the whole step with the
-// same code the engine runs in a round (serverStep), and returns the same
-// Mixing.
+// same code the engine runs in a round (MixSignatures), and returns the
+// same Mixing.
 type ServerStep struct {
-	// Method names the step: "fedaux", "fedpub-server" (the K proxy
-	// forwards charged to the server), "fedpub-client" (the forwards left
-	// on the clients, as FED-PUB's code runs them) or "gcfl".
+	// Method names the step: "fedaux" (APVStep), or a method's own
+	// steps (package methods: "fedpub-server", the K proxy forwards
+	// charged to the server; "fedpub-client", the forwards left on the
+	// clients, as FED-PUB's code runs them; "gcfl").
 	Method string
 	// Input is the footprint of the step's input in bytes: the K
-	// signatures (APVs, functional embeddings or dW), or for
-	// "fedpub-server" the K models' parameter values and the proxy graph
-	// (its features and its normalised adjacency).
+	// signatures (APVs, functional embeddings or dW), or what else the
+	// step reads (FED-PUB's models and proxy graph).
 	Input int64
 	// Run runs the step once.
 	Run func() Mixing
@@ -32,19 +31,22 @@ type ServerStep struct {
 // serverStep is the server's part of a round between the uploads and the
 // mixing: the similarity view of every signature the updates carry, then
 // the strategy's weights. Engine.Step and the ServerStep functions run it.
-func serverStep(st Strategy, ups []*Update, knobs Knobs, round int) (map[Source][][]float64, Mixing) {
+func serverStep(mix func(*RoundInput) Mixing, ups []*Update, knobs Knobs, round int) (map[Source][][]float64, Mixing) {
 	vs := views(ups)
-	return vs, st.Mix(&RoundInput{Updates: ups, Views: vs, Knobs: knobs, Round: round})
+	return vs, mix(&RoundInput{Updates: ups, Views: vs, Knobs: knobs, Round: round})
 }
 
-// signatureUpdates wraps one signature per client as the updates a round
-// would hand the server.
-func signatureUpdates(s Source, sigs [][]float64) []*Update {
+// MixSignatures runs the server's part of a round as the engine does,
+// on the uploads of one signature s (sigs[k] is client k's): the
+// similarity view of s (RoundInput.Views), then mix, a Strategy's Mix, at
+// the given knobs and round. The server-cost steps time it.
+func MixSignatures(mix func(*RoundInput) Mixing, s Source, sigs [][]float64, knobs Knobs, round int) Mixing {
 	ups := make([]*Update, len(sigs))
 	for i, v := range sigs {
 		ups[i] = &Update{ClientMetrics: ClientMetrics{ID: i}, Signatures: map[Source][]float64{s: v}}
 	}
-	return ups
+	_, m := serverStep(mix, ups, knobs, round)
+	return m
 }
 
 func floatBytes(vs [][]float64) int64 {
@@ -58,94 +60,24 @@ func floatBytes(vs [][]float64) int64 {
 // APVStep is FedAux's server step (Eq. 3, 4): the cosine of the K APVs
 // and the row softmax with temperature alpha.
 func APVStep(apvs [][]float64, alpha float64) ServerStep {
-	ups := signatureUpdates(SourceAPV, apvs)
-	st := fedAux{source: SourceAPV}
+	mix := func(in *RoundInput) Mixing { return SimilarityMixing(in, SourceAPV) }
 	return ServerStep{Method: "fedaux", Input: floatBytes(apvs), Run: func() Mixing {
-		_, m := serverStep(st, ups, Knobs{Alpha: alpha}, 1)
-		return m
+		return MixSignatures(mix, SourceAPV, apvs, Knobs{Alpha: alpha}, 1)
 	}}
-}
-
-// FedPubStep is FED-PUB's server step with temperature tau. With forwards
-// (the paper's accounting) it runs the K evaluation-mode forwards of the
-// proxy graph and mean-pools them (functionalSignature) before the cosine
-// and the row softmax; without, the embeddings are computed once here, as
-// the clients would upload them, and Run times the cosine and softmax.
-func FedPubStep(models []*gnn.Model, proxy *gnn.Input, tau float64, forwards bool) ServerStep {
-	st := fedPub{tau: tau}
-	embed := func() [][]float64 {
-		sigs := make([][]float64, len(models))
-		for i, m := range models {
-			sigs[i] = functionalSignature(m, *proxy)
-		}
-		return sigs
-	}
-	if !forwards {
-		sigs := embed()
-		ups := signatureUpdates(SourceFunctional, sigs)
-		return ServerStep{Method: "fedpub-client", Input: floatBytes(sigs), Run: func() Mixing {
-			_, m := serverStep(st, ups, Knobs{}, 1)
-			return m
-		}}
-	}
-	input := proxyBytes(proxy)
-	for _, m := range models {
-		for _, p := range m.Params() {
-			input += int64(len(p.Value)) * 8
-		}
-	}
-	return ServerStep{Method: "fedpub-server", Input: input, Run: func() Mixing {
-		_, m := serverStep(st, signatureUpdates(SourceFunctional, embed()), Knobs{}, 1)
-		return m
-	}}
-}
-
-// GCFLStep is GCFL's server step on the K updates dW, with the split
-// forced so that the minimum cut is always measured: the update norms of
-// the one cluster of all clients, the K x K cosine of the dW and the
-// Stoer-Wagner cut of the complete graph (gcfl.Mix after its warm-up,
-// with thresholds that always split). The dW arrive flat (the clients
-// upload theta_end - theta_start as one vector), so there is nothing to
-// flatten.
-func GCFLStep(dw [][]float64) ServerStep {
-	ups := signatureUpdates(SourceUpdate, dw)
-	return ServerStep{Method: "gcfl", Input: floatBytes(dw), Run: func() Mixing {
-		g := forcedGCFL()
-		_, m := serverStep(g, ups, Knobs{}, gcflWarmup+1)
-		return m
-	}}
-}
-
-// forcedGCFL returns a GCFL server in the round after its warm-up whose
-// criterion splits every cluster of three or more clients.
-func forcedGCFL() *gcfl {
-	return &gcfl{eps1: math.Inf(1), eps2: math.Inf(-1), round: gcflWarmup}
-}
-
-// proxyBytes is the footprint of a proxy graph: its dense features and
-// its normalised adjacency in CSR form.
-func proxyBytes(in *gnn.Input) int64 {
-	a := in.Prop.Matrix()
-	n := int64(len(a.Indptr)+len(a.Indices)+len(a.Values)) * 8
-	if in.X.Dense != nil {
-		r, c := in.X.Dense.Dims()
-		n += int64(r*c) * 8
-	}
-	return n
 }
 
 // ProxyGraph builds FED-PUB's proxy graph for a run of the given seed and
 // feature dimension, as the engine does on first use: 5 disconnected
 // Erdos-Renyi blocks of 100 nodes, p = 0.1, N(0, 1) features.
 func ProxyGraph(seed uint64, features int) (*gnn.Input, error) {
-	return proxyGraph(stream(seed, "proxy", 0), 5, 100, 0.1, features)
+	return proxyGraph(Stream(seed, "proxy", 0), 5, 100, 0.1, features)
 }
 
-// functionalSignature is FED-PUB's functional embedding of model m: its
-// last GCN layer's pre-ReLU output on the proxy graph in evaluation mode,
-// mean-pooled.
-func functionalSignature(m *gnn.Model, proxy gnn.Input) []float64 {
-	return meanRows(m.EmbedPreReLU(proxy))
+// FunctionalSignature is the SourceFunctional signature of model m
+// (FED-PUB's functional embedding): its last GCN layer's pre-ReLU output
+// on the proxy graph (ProxyGraph) in evaluation mode, mean-pooled.
+func FunctionalSignature(m *gnn.Model, proxy gnn.Input) []float64 {
+	return MeanRows(m.EmbedPreReLU(proxy))
 }
 
 // clients returns the engine's in-process clients, in client order.
@@ -214,29 +146,28 @@ func ShapeUploads(features, classes, hidden, k int, seed uint64) (apvs, dw [][]f
 	cfg := DefaultConfig()
 	cfg.Hidden = hidden
 	base := gnn.Config{InFeatures: features, Hidden: hidden, Layers: cfg.Layers, Classes: classes, Score: cfg.Score, Sigma: cfg.Sigma, Dropout: cfg.Dropout}
-	rng := stream(seed, "shape", 0)
+	rng := Stream(seed, "shape", 0)
 	for i := 0; i < k; i++ {
 		aux := base
-		fedAux{}.Model(&aux)
-		m, err := gnn.NewModel(aux, stream(seed, "shape-aux", i))
+		aux.Masked, aux.Kernel = true, true // FedAux's client model, with the APV
+		m, err := gnn.NewModel(aux, Stream(seed, "shape-aux", i))
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)
 		}
 		apvs = append(apvs, normal(rng, len(m.Param("apv").Value)))
 		pub := base
-		fedPub{}.Model(&pub)
-		if m, err = gnn.NewModel(pub, stream(seed, "shape-pub", i)); err != nil {
+		pub.Masked = true // FED-PUB's MaskedGCN
+		if m, err = gnn.NewModel(pub, Stream(seed, "shape-pub", i)); err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)
 		}
 		models = append(models, m)
-		plain := base
-		(&gcfl{}).Model(&plain)
-		if m, err = gnn.NewModel(plain, stream(seed, "shape-gcfl", i)); err != nil {
+		plain := base // GCFL's plain GCN, all of whose parameters travel
+		if m, err = gnn.NewModel(plain, Stream(seed, "shape-gcfl", i)); err != nil {
 			return nil, nil, nil, fmt.Errorf("sim: %w", err)
 		}
 		var n int
 		for _, p := range m.Params() {
-			if (&gcfl{}).Shares(p) {
+			if !p.Personal {
 				n += len(p.Value)
 			}
 		}

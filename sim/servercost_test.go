@@ -1,15 +1,18 @@
-package sim
+package sim_test
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // The server-cost steps, run on the uploads an engine's last round
 // received, must decide what that round decided, bit for bit.
 func TestServerStepsMatchTheEngine(t *testing.T) {
-	d := smallData(t, 3)
-	check := func(t *testing.T, e *Engine, m Mixing) {
+	d := sim.SmallData(t, 3)
+	check := func(t *testing.T, e *sim.Engine, m sim.Mixing) {
 		t.Helper()
 		last := e.Reports()[len(e.Reports())-1]
 		if !reflect.DeepEqual(m.W, last.Weights) {
@@ -23,86 +26,38 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 		}
 	}
 	t.Run("fedaux", func(t *testing.T) {
-		c := smallConfig(FedAux)
+		c := sim.SmallConfig(methods.FedAux)
 		c.Alpha = 7
-		e := runEngine(t, c, d)
-		apvs, err := e.Uploads(SourceAPV)
+		e := sim.RunEngine(t, c, d)
+		apvs, err := e.Uploads(sim.SourceAPV)
 		if err != nil {
 			t.Fatal(err)
 		}
-		step := APVStep(apvs, c.Alpha)
+		step := sim.APVStep(apvs, c.Alpha)
 		check(t, e, step.Run())
 		check(t, e, step.Run()) // repeatable
 		if want := int64(len(apvs) * len(apvs[0]) * 8); step.Input != want {
 			t.Errorf("input %d bytes, want %d", step.Input, want)
 		}
 	})
-	t.Run("fedpub", func(t *testing.T) {
-		c := smallConfig(FedPub)
-		e := runEngine(t, c, d)
-		models, proxy, err := e.Models()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, forwards := range []bool{true, false} {
-			step := FedPubStep(models, proxy, c.Options.Float("tau"), forwards)
-			check(t, e, step.Run())
-			check(t, e, step.Run())
-		}
-	})
-	t.Run("gcfl", func(t *testing.T) {
-		c := smallConfig(GCFL)
-		// Thresholds that split the cluster of all clients in the round
-		// after the warm-up: the engine's round is then the forced step.
-		c.Rounds = gcflWarmup + 1
-		setOpts(t, &c, "eps1", "1e9", "eps2", "0")
-		e := runEngine(t, c, d)
-		dw, err := e.Uploads(SourceUpdate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step := GCFLStep(dw)
-		for range 2 {
-			m := step.Run()
-			check(t, e, m)
-			last := e.Reports()[len(e.Reports())-1]
-			if !reflect.DeepEqual(m.Clusters, last.Clusters) || len(m.Clusters) != 2 {
-				t.Errorf("clusters %v, want %v (two)", m.Clusters, last.Clusters)
-			}
-			if !reflect.DeepEqual(m.ClusterNorms, last.ClusterNorms) {
-				t.Errorf("cluster norms %v, want %v", m.ClusterNorms, last.ClusterNorms)
-			}
-		}
-	})
-}
-
-// Before its warm-up ends the engine's GCFL does not split, whatever the
-// norms; the forced step always cuts.
-func TestGCFLStepForcesTheCut(t *testing.T) {
-	dw := twoGroups([]int{0, 2, 4}, 6, 1)
-	m := GCFLStep(dw).Run()
-	want := [][]int{{0, 2, 4}, {1, 3, 5}}
-	if !reflect.DeepEqual(m.Clusters, want) {
-		t.Errorf("clusters %v, want %v", m.Clusters, want)
-	}
 }
 
 func TestUploadsNeedARound(t *testing.T) {
-	e, err := New(smallConfig(FedAux), smallData(t, 3), nil)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Uploads(SourceAPV); err == nil {
+	if _, err := e.Uploads(sim.SourceAPV); err == nil {
 		t.Error("uploads before any round: want an error")
 	}
-	e = runEngine(t, smallConfig(FedAvg), smallData(t, 3))
-	if _, err := e.Uploads(SourceAPV); err == nil {
+	e = sim.RunEngine(t, sim.SmallConfig(methods.FedAvg), sim.SmallData(t, 3))
+	if _, err := e.Uploads(sim.SourceAPV); err == nil {
 		t.Error("APV uploads of FedAvg clients: want an error")
 	}
 }
 
 func TestShapeUploads(t *testing.T) {
-	apvs, dw, models, err := ShapeUploads(128, 40, 16, 3, 1)
+	apvs, dw, models, err := sim.ShapeUploads(128, 40, 16, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,36 +74,11 @@ func TestShapeUploads(t *testing.T) {
 	if len(dw[0]) == 0 || len(dw[0]) >= n+1 || len(apvs[0]) == 0 {
 		t.Errorf("update of %d values (the masked model shares %d), APV of %d", len(dw[0]), n, len(apvs[0]))
 	}
-	proxy, err := ProxyGraph(1, 128)
+	proxy, err := sim.ProxyGraph(1, 128)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := FedPubStep(models, proxy, 3, true).Run(); len(m.W) != 3 {
+	if m := methods.FedPubStep(models, proxy, 3, true).Run(); len(m.W) != 3 {
 		t.Errorf("fedpub weights %v: want 3 x 3", m.W)
-	}
-}
-
-func TestFedPubStepInputCountsTheProxy(t *testing.T) {
-	_, _, models, err := ShapeUploads(8, 3, 4, 2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := ProxyGraph(1, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var params int64
-	for _, m := range models {
-		for _, p := range m.Params() {
-			params += int64(len(p.Value)) * 8
-		}
-	}
-	a := proxy.Prop.Matrix()
-	want := params + 500*8*8 + int64(len(a.Indptr)+2*a.NNZ())*8
-	if got := FedPubStep(models, proxy, 3, true).Input; got != want {
-		t.Errorf("input %d bytes, want %d", got, want)
-	}
-	if got := FedPubStep(models, proxy, 3, false).Input; got != 2*4*8 {
-		t.Errorf("client-side input %d bytes, want the 2 embeddings of 4 (%d)", got, 2*4*8)
 	}
 }

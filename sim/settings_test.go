@@ -1,34 +1,27 @@
-package sim
+package sim_test
 
 import (
-	"errors"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
-// settingKey returns the Key of a *SettingError, or "" for any other error.
-func settingKey(err error) string {
-	var se *SettingError
-	if errors.As(err, &se) {
-		return se.Key
-	}
-	return ""
-}
-
 func TestSettingsGetSet(t *testing.T) {
-	c := DefaultConfig()
-	for _, key := range Settings() {
+	c := sim.DefaultConfig()
+	for _, key := range sim.Settings() {
 		v, err := c.Get(key)
 		if err != nil {
 			t.Fatalf("Get(%s): %v", key, err)
 		}
-		d := DefaultConfig()
+		d := sim.DefaultConfig()
 		if err := d.Set(key, v); err != nil {
 			t.Errorf("Set(%s, %q): %v", key, v, err)
 		}
-		if diff := DiffConfig(c, d); diff != nil {
+		if diff := sim.DiffConfig(c, d); diff != nil {
 			t.Errorf("Set(%s, Get(%s)) changed %v", key, key, diff)
 		}
 	}
@@ -39,7 +32,7 @@ func TestSettingsGetSet(t *testing.T) {
 		{"nope", "1", "sim: nope = (unknown setting), want one of algo, rounds"},
 	} {
 		err := c.Set(tt.key, tt.v)
-		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || settingKey(err) != tt.key {
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) || sim.SettingKey(err) != tt.key {
 			t.Errorf("Set(%s, %s) = %v, want %q", tt.key, tt.v, err, tt.want)
 		}
 	}
@@ -50,13 +43,13 @@ func TestSettingsGetSet(t *testing.T) {
 		t.Errorf("Set layers 3: %v, layers %v", err, c.Layers)
 	}
 	c.Layers = 4
-	if err := c.Validate(); settingKey(err) != "layers" {
+	if err := c.Validate(); sim.SettingKey(err) != "layers" {
 		t.Errorf("Validate layers 4 = %v", err)
 	}
 }
 
 func TestValidateSpeaksSettingNames(t *testing.T) {
-	c := DefaultConfig()
+	c := sim.DefaultConfig()
 	c.Rounds = 0
 	if err := c.Validate(); err == nil || err.Error() != "sim: rounds = 0, want >= 1" {
 		t.Errorf("Validate = %v", err)
@@ -68,10 +61,10 @@ func TestValidateSpeaksSettingNames(t *testing.T) {
 // they differ from the paper's 2 (results stored before the setting
 // existed ran with 2).
 func TestFingerprint(t *testing.T) {
-	a := DefaultConfig()
+	a := sim.DefaultConfig()
 	b := a
 	b.Workers = 3
-	setOpts(t, &b, "eps1", "0.5", "tau", "7")
+	sim.SetOpts(t, &b, "eps1", "0.5", "tau", "7")
 	if a.Fingerprint() != b.Fingerprint() {
 		t.Errorf("fedaux fingerprint depends on eps1/tau/workers:\n%s\n%s", a.Fingerprint(), b.Fingerprint())
 	}
@@ -79,25 +72,25 @@ func TestFingerprint(t *testing.T) {
 	if a.Fingerprint() == b.Fingerprint() {
 		t.Errorf("gcfl fingerprint ignores eps1: %s", a.Fingerprint())
 	}
-	c := DefaultConfig()
+	c := sim.DefaultConfig()
 	c.Layers = 0
-	if c.Fingerprint() != DefaultConfig().Fingerprint() || strings.Contains(c.Fingerprint(), "layers") {
+	if c.Fingerprint() != sim.DefaultConfig().Fingerprint() || strings.Contains(c.Fingerprint(), "layers") {
 		t.Errorf("layers 0 and 2 differ or are spelled: %s", c.Fingerprint())
 	}
 	c.Layers = 3
 	if !strings.Contains(c.Fingerprint(), "layers=3") {
 		t.Errorf("layers 3 missing: %s", c.Fingerprint())
 	}
-	for _, key := range Settings() {
-		d := DefaultConfig()
+	for _, key := range sim.Settings() {
+		d := sim.DefaultConfig()
 		v, _ := d.Get(key)
 		if err := d.Set(key, v+"1"); err != nil {
 			continue
 		}
-		if s := lookup(key); s.algos != nil && !slices.Contains(s.algos, FedAux) {
+		if r := sim.SettingReaders(key); r != nil && !slices.Contains(r, methods.FedAux) {
 			continue // another algorithm's setting
 		}
-		if d.Fingerprint() == DefaultConfig().Fingerprint() && len(AlgorithmSettings("fedaux")) > 0 {
+		if d.Fingerprint() == sim.DefaultConfig().Fingerprint() && len(sim.AlgorithmSettings("fedaux")) > 0 {
 			t.Errorf("fingerprint ignores %s", key)
 		}
 	}
@@ -107,25 +100,25 @@ func TestFingerprint(t *testing.T) {
 // that many GCN layers, the run does not depend on the worker count, and
 // depth 2 is the default.
 func TestEngineLayers(t *testing.T) {
-	d := smallData(t, 3)
-	for _, algo := range Algorithms() {
-		if algo == FedSagePlus || algo == FedSageAPV {
+	d := sim.SmallData(t, 3)
+	for _, algo := range sim.Algorithms() {
+		if algo == methods.FedSagePlus || algo == methods.FedSageAPV {
 			continue // GraphSAGE, two layers (Validate refuses others)
 		}
-		var ref []RoundReport
+		var ref []sim.RoundReport
 		for _, layers := range []int{1, 3, 0, 2} {
-			var runs [][]RoundReport
+			var runs [][]sim.RoundReport
 			for _, workers := range []int{1, 3} {
-				c := smallConfig(algo)
+				c := sim.SmallConfig(algo)
 				c.Layers, c.Workers = layers, workers
-				e := runEngine(t, c, d)
-				runs = append(runs, stripTimes(e.Reports()))
+				e := sim.RunEngine(t, c, d)
+				runs = append(runs, sim.StripTimes(e.Reports()))
 				want := layers
 				if want == 0 {
 					want = 2
 				}
-				if e.runners[0].(*Client).model.Config().Layers != want {
-					t.Errorf("%s layers %d: model has %d", algo, layers, e.runners[0].(*Client).model.Config().Layers)
+				if sim.ClientOf(e, 0).Model().Config().Layers != want {
+					t.Errorf("%s layers %d: model has %d", algo, layers, sim.ClientOf(e, 0).Model().Config().Layers)
 				}
 			}
 			if !reflect.DeepEqual(runs[0], runs[1]) {
@@ -145,16 +138,6 @@ func TestEngineLayers(t *testing.T) {
 					t.Errorf("%s: layers 0 and 2 differ", algo)
 				}
 			}
-		}
-	}
-}
-
-// setOpts sets settings of c, key then value, failing t on a parse error.
-func setOpts(t testing.TB, c *Config, kv ...string) {
-	t.Helper()
-	for i := 0; i+1 < len(kv); i += 2 {
-		if err := c.Set(kv[i], kv[i+1]); err != nil {
-			t.Fatal(err)
 		}
 	}
 }

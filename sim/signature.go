@@ -34,7 +34,7 @@ func (c *Client) signatures(want []Source) map[Source][]float64 {
 	}
 	// Last, since it overwrites the layers' buffers.
 	if slices.Contains(want, SourceFunctional) && c.proxy != nil {
-		sig[SourceFunctional] = functionalSignature(c.model, *c.proxy)
+		sig[SourceFunctional] = FunctionalSignature(c.model, *c.proxy)
 	}
 	return sig
 }
@@ -44,7 +44,7 @@ func (c *Client) signatures(want []Source) map[Source][]float64 {
 // its sign fixed so that its largest-magnitude entry is positive.
 func leadingEigenvector(h *mat.Dense) []float64 {
 	n, d := h.Dims()
-	mean := meanRows(h)
+	mean := MeanRows(h)
 	centred := mat.NewDense(n, d, nil)
 	for i := 0; i < n; i++ {
 		row, src := centred.RawRowView(i), h.RawRowView(i)
@@ -164,4 +164,36 @@ func proxyGraph(rng *rand.Rand, blocks, size int, p float64, f int) (*gnn.Input,
 		raw[i] = rng.NormFloat64()
 	}
 	return &gnn.Input{Prop: prop, X: gnn.Features{Dense: x}}, nil
+}
+
+// HeadSignatures sets up.Signatures, after a round's evaluation forward
+// pass, to the signatures msg asks for that a model with an APV head can
+// give, as the shared Client computes them: SourceAPV (apv),
+// SourceAPVDelta (apv - start, when start is the APV the round started
+// from) and SourcePC1 (the leading eigenvector of h, the embeddings the
+// kernel read); with msg.Alignment, it sets up's alignment of apv and of
+// init, the run's initial APV, with that eigenvector. FedSage+APV's
+// clients use it.
+func HeadSignatures(msg *Message, up *Update, apv, start, init []float64, h *mat.Dense) {
+	up.Signatures = map[Source][]float64{}
+	var pc1 []float64
+	eigen := func() []float64 {
+		if pc1 == nil {
+			pc1 = leadingEigenvector(h)
+		}
+		return pc1
+	}
+	for _, s := range msg.Signatures {
+		switch {
+		case s == SourceAPV:
+			up.Signatures[s] = append([]float64(nil), apv...)
+		case s == SourceAPVDelta && len(start) == len(apv):
+			up.Signatures[s] = difference(apv, start)
+		case s == SourcePC1:
+			up.Signatures[s] = append([]float64(nil), eigen()...)
+		}
+	}
+	if msg.Alignment {
+		setAlignment(up, apv, init, eigen())
+	}
 }

@@ -71,20 +71,6 @@ type Strategy interface {
 	Mix(in *RoundInput) Mixing
 }
 
-// fedAux mixes every non-mask parameter (the APV too when apvMix) with
-// weights softmax(alpha * sim(k, l)) over l, sim the cosine of the chosen
-// signature (Eq. 3, 4, 6; the paper's signature is the APV).
-type fedAux struct {
-	source Source
-	apvMix bool
-}
-
-func (fedAux) Name() Algorithm             { return FedAux }
-func (fedAux) Model(cfg *gnn.Config)       { cfg.Masked, cfg.Kernel = true, true }
-func (f fedAux) Uses() []Source            { return []Source{f.source} }
-func (f fedAux) Shares(p *gnn.Param) bool  { return SharesAPV(p, f.apvMix) }
-func (f fedAux) Mix(in *RoundInput) Mixing { return SimilarityMixing(in, f.source) }
-
 // SharesAPV is FedAux's Shares: every parameter that is not personal (the
 // masks are), the APV only when apvMix (-apv_mix).
 func SharesAPV(p *gnn.Param, apvMix bool) bool {
@@ -108,35 +94,6 @@ func SimilarityMixing(in *RoundInput, source Source) Mixing {
 		return Mixing{W: w, Similarity: sim, Alphas: alphas, Source: source}
 	}
 	return Mixing{W: softmaxRows(sim, in.Knobs.Alpha), Similarity: sim, Source: source} // Eq. 4
-}
-
-// fedAvg is plain FedAvg on a plain GCN: the unweighted mean.
-type fedAvg struct{}
-
-func (fedAvg) Name() Algorithm          { return "fedavg" }
-func (fedAvg) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
-func (fedAvg) Shares(p *gnn.Param) bool { return !p.Personal }
-func (fedAvg) Mix(in *RoundInput) Mixing {
-	return Mixing{W: uniformWeights(len(in.Updates))}
-}
-
-// local trains every client alone.
-type local struct{}
-
-func (local) Name() Algorithm        { return "local" }
-func (local) Model(cfg *gnn.Config)  { cfg.Masked, cfg.Kernel = true, true }
-func (local) Shares(*gnn.Param) bool { return false }
-func (local) Mix(*RoundInput) Mixing { return Mixing{} }
-
-func uniformWeights(k int) [][]float64 {
-	w := make([][]float64, k)
-	for i := range w {
-		w[i] = make([]float64, k)
-		for j := range w[i] {
-			w[i][j] = 1 / float64(k)
-		}
-	}
-	return w
 }
 
 // cosineMatrix returns the matrix of cosine similarities between vectors;

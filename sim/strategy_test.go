@@ -124,8 +124,8 @@ func TestValidateKnob(t *testing.T) {
 }
 
 func TestStreamsIndependent(t *testing.T) {
-	a, b := stream(1, "dropout", 0).Uint64(), stream(1, "dropout", 1).Uint64()
-	c, d := stream(1, "init", 0).Uint64(), stream(1, "dropout", 0).Uint64()
+	a, b := Stream(1, "dropout", 0).Uint64(), Stream(1, "dropout", 1).Uint64()
+	c, d := Stream(1, "init", 0).Uint64(), Stream(1, "dropout", 0).Uint64()
 	if a == b || a == c || a != d {
 		t.Errorf("streams: %x %x %x %x; want distinct per purpose/index and repeatable", a, b, c, d)
 	}

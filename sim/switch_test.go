@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -8,40 +8,23 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
-
-// maskAvg is fedavg_mask (FedAux's client, uniform weights; package
-// methods) for sim's own tests, registered as maskAvgName by
-// registerMaskAvg.
-type maskAvg struct{ fedAux }
-
-const maskAvgName Algorithm = "mask_avg"
-
-func (maskAvg) Name() Algorithm { return maskAvgName }
-func (m maskAvg) Mix(in *RoundInput) Mixing {
-	s := in.Views[m.source]
-	return Mixing{W: softmaxRows(s, 0), Similarity: s, Source: m.source}
-}
-
-func registerMaskAvg(t *testing.T) {
-	register(t, Method{Name: maskAvgName, Describe: "fedavg_mask for sim's tests",
-		New: func(c *Config) (Strategy, error) { return maskAvg{fedAux{source: c.Source, apvMix: c.APVMix}}, nil }})
-}
 
 // TestCanSwitch checks which algorithms a run may switch to: those whose
 // client model is the run's, whatever their server does (package
 // methods checks its methods).
 func TestCanSwitch(t *testing.T) {
-	registerMaskAvg(t)
 	for _, c := range []struct {
-		from    Algorithm
-		ok, not []Algorithm
+		from    sim.Algorithm
+		ok, not []sim.Algorithm
 	}{
-		{FedAux, []Algorithm{FedAux, maskAvgName, Local}, []Algorithm{FedAvg, GCFL, FedPub, FedSagePlus, FedSageAPV, FedGTAAPV}},
-		{FedAvg, []Algorithm{FedAvg, GCFL, FedGTA, FedGNN}, []Algorithm{FedAux, maskAvgName, Local, FedPub, FedSagePlus, FedGTAAPV}},
-		{FedSagePlus, nil, []Algorithm{FedSagePlus, FedAvg}},
+		{methods.FedAux, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local}, []sim.Algorithm{methods.FedAvg, methods.GCFL, methods.FedPub, methods.FedSagePlus, methods.FedSageAPV, methods.FedGTAAPV}},
+		{methods.FedAvg, []sim.Algorithm{methods.FedAvg, methods.GCFL, methods.FedGTA, methods.FedGNN}, []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local, methods.FedPub, methods.FedSagePlus, methods.FedGTAAPV}},
+		{methods.FedSagePlus, nil, []sim.Algorithm{methods.FedSagePlus, methods.FedAvg}},
 	} {
-		e, err := New(smallConfig(c.from), smallData(t, 7), nil)
+		e, err := sim.New(sim.SmallConfig(c.from), sim.SmallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,10 +52,9 @@ func TestCanSwitch(t *testing.T) {
 // once: its clients' first round is FedAvg_mask's (the same start, the
 // same training), their mixing none.
 func TestForkAs(t *testing.T) {
-	registerMaskAvg(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	s := scenario{cfg: smallConfig(FedAux), knobs: map[int]float64{2: 20}}
+	s := scenario{cfg: sim.SmallConfig(methods.FedAux), knobs: map[int]float64{2: 20}}
 	s.cfg.Rounds = 6
 	e := s.engine(t, 3, nil)
 	s.runTo(t, e, 3)
@@ -81,23 +63,23 @@ func TestForkAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := openLog(t, filepath.Join(dir, "fork.jsonl"))
-	f, err := e.ForkAs(log, maskAvgName)
+	f, err := e.ForkAs(log, methods.FedAvgMask)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, err := e.ForkAs(nil, Local)
+	loc, err := e.ForkAs(nil, methods.Local)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Config().Algo != maskAvgName || f.Strategy().Name() != maskAvgName || f.Round() != 3 {
+	if f.Config().Algo != methods.FedAvgMask || f.Strategy().Name() != methods.FedAvgMask || f.Round() != 3 {
 		t.Fatalf("fork: algo %s, strategy %s, round %d", f.Config().Algo, f.Strategy().Name(), f.Round())
 	}
-	ck, err := LoadCheckpoint(ckPath)
+	ck, err := sim.LoadCheckpoint(ckPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck.Config.Algo, ck.Strategy = maskAvgName, nil
-	ref, err := ck.Resume(smallData(t, 7), nil)
+	ck.Config.Algo, ck.Strategy = methods.FedAvgMask, nil
+	ref, err := ck.Resume(sim.SmallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +94,7 @@ func TestForkAs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := sameRound(got, want); d != "" {
+		if d := sim.SameRound(got, want); d != "" {
 			t.Errorf("round %d of the fork as fedavg_mask differs from the restored engine's: %s", r, d)
 		}
 		if got.Weights == nil || got.Weights[0][0] != got.Weights[0][1] {
@@ -126,7 +108,7 @@ func TestForkAs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := sameRound(a, b); d != "" {
+		if d := sim.SameRound(a, b); d != "" {
 			t.Errorf("round %d of the forked run differs from a run never forked: %s", r, d)
 		}
 		l, err := loc.Step(ctx)
@@ -152,10 +134,10 @@ func TestForkAs(t *testing.T) {
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("fork's log: %v, want %v", kinds, want)
 	}
-	if a := lines[5]; a["round"] != 4.0 || a["from"] != "fedaux" || a["to"] != string(maskAvgName) {
+	if a := lines[5]; a["round"] != 4.0 || a["from"] != "fedaux" || a["to"] != string(methods.FedAvgMask) {
 		t.Errorf("algorithm line %v", a)
 	}
-	if _, err := e.ForkAs(nil, FedAvg); err == nil {
+	if _, err := e.ForkAs(nil, methods.FedAvg); err == nil {
 		t.Error("fork as fedavg (another client model) allowed")
 	}
 }
@@ -166,19 +148,18 @@ func TestForkAs(t *testing.T) {
 // kept none since round 1) and its round 5, run again, equals that of a
 // fork that never failed.
 func TestForkRollsBack(t *testing.T) {
-	registerMaskAvg(t)
 	ctx := context.Background()
-	for _, algo := range []Algorithm{FedAux, maskAvgName} {
-		s := scenario{cfg: smallConfig(FedAux)}
+	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedAvgMask} {
+		s := scenario{cfg: sim.SmallConfig(methods.FedAux)}
 		s.cfg.Rounds = 8
-		fork := func() *Engine {
+		fork := func() *sim.Engine {
 			e := s.engine(t, 2, nil)
 			if err := e.SetRollback(true); err != nil {
 				t.Fatal(err)
 			}
 			s.runTo(t, e, 3)
 			f, err := e.ForkAs(nil, algo)
-			if algo == FedAux {
+			if algo == methods.FedAux {
 				f, err = e.Fork(nil)
 			}
 			if err != nil {
@@ -188,12 +169,12 @@ func TestForkRollsBack(t *testing.T) {
 		}
 		f, ref := fork(), fork()
 		corrupt := false
-		hooks := &FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+		hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
 			if corrupt && client == 1 {
 				ps[0].Grad[0] = math.NaN()
 			}
 		}}
-		if err := f.SetFaults(Faults{Hooks: hooks}); err != nil {
+		if err := f.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
 			t.Fatal(err)
 		}
 		for r := 4; r <= 5; r++ {
@@ -211,7 +192,7 @@ func TestForkRollsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := sameRound(got, ref.Reports()[4]); d != "" {
+		if d := sim.SameRound(got, ref.Reports()[4]); d != "" {
 			t.Errorf("%s: round 5 after the rollback differs from a fork that never failed: %s", algo, d)
 		}
 	}

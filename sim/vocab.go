@@ -9,27 +9,6 @@ import (
 // strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
 type Algorithm string
 
-// The algorithms whose strategies are in sim (FedAvg_mask, FedAux_hard,
-// FED-PUB+APV, FedProx and FedPer are in package methods).
-const (
-	FedAux Algorithm = "fedaux" // Eq. 3, 4, 6: masked GCN + APV kernel, mixed by softmax(alpha * APV cosine)
-	FedAvg Algorithm = "fedavg"
-	Local  Algorithm = "local"
-	GCFL   Algorithm = "gcfl"
-	FedPub Algorithm = "fedpub"
-	FedGNN Algorithm = "fedgnn" // docs/method.md#fedgnn: FedGNN-NC, graph expansion through the server + LDP, FedAvg
-	FedGTA Algorithm = "fedgta" // docs/method.md#fedgta: label-propagation moments, personalised by accept set and confidence
-	// FedSagePlus is FedSage+ (docs/method.md#fedsage): NeighGen rounds, then
-	// FedAvg of a GraphSAGE classifier on the mended graphs.
-	FedSagePlus Algorithm = "fedsage_plus"
-
-	// The APV transferability variants (docs/method.md#the-apv-variants): each baseline
-	// with FedAux's APV head on its client model and the APV similarity
-	// in its server's weights.
-	FedGTAAPV  Algorithm = "fedgta_apv"  // FedGTA+APV: GCN + APV head; w_kl proportional to 1[l in S_k] w_l exp(alpha * APV cosine)
-	FedSageAPV Algorithm = "fedsage_apv" // FedSage+APV: NeighGen unchanged; GraphSAGE + APV head, FedAux's mixing instead of FedAvg
-)
-
 // ParseAlgorithm returns the algorithm named s.
 func ParseAlgorithm(s string) (Algorithm, error) {
 	return parseName("algo", s, Algorithms(), "one of "+joinNames(Algorithms()))

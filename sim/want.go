@@ -50,7 +50,7 @@ func (e *Engine) Offered() []string {
 
 // sources lists the signatures the engine's clients can report, in
 // Sources order (GCFL's update last). FedSage+'s clients report none,
-// FedSage+APV's the APV's and pc1 (see sageClient.headSignatures).
+// FedSage+APV's the APV's and pc1 (see HeadSignatures).
 func (e *Engine) sources() []Source {
 	var out []Source
 	_, sage := e.strategy.(RunnerBuilder)
@@ -126,7 +126,8 @@ func (e *Engine) ensureProxy(sigs []Source) error {
 // models as the round left them: they are the matrices the round would
 // have computed had they been wanted, bit for bit. It serves a reader
 // that asks too late, as an export of what the console did not show. Call
-// it between rounds, with in-process clients (Client or sageClient); the
+// it between rounds, with in-process clients (Client, or a method's
+// runners that implement LateSigner, as FedSage+'s do); the
 // clients that missed the round keep the zero rows and columns of
 // fillAbsent.
 func (e *Engine) Complete(ctx context.Context, names ...string) error {
@@ -158,14 +159,14 @@ func (e *Engine) Complete(ctx context.Context, names ...string) error {
 		if absent[e.data.Clients[i].ID] {
 			continue
 		}
-		c, ok := r.(lateRunner)
+		c, ok := r.(LateSigner)
 		if !ok {
 			return fmt.Errorf("sim: client %d runs elsewhere: its round %d signatures cannot be completed", e.data.Clients[i].ID, rep.Round)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		up, err := c.late(rep.Round, sigs, embedding)
+		up, err := c.LateSignatures(rep.Round, sigs, embedding)
 		if err != nil {
 			return err
 		}
@@ -197,17 +198,21 @@ func (e *Engine) Complete(ctx context.Context, names ...string) error {
 	return nil
 }
 
-// lateRunner is a client whose signatures Complete can compute between
-// rounds: an in-process Client or sageClient.
-type lateRunner interface {
-	late(round int, sigs []Source, embedding bool) (*Update, error)
+// A LateSigner is a ClientRunner whose signatures Engine.Complete can
+// compute between rounds: LateSignatures returns an Update with the
+// client's ID, its signatures sigs and (with embedding) its mean
+// embedding as its last round (round) left the model, bit for bit what
+// that round would have reported. The in-process Client is one; so are a
+// RunnerBuilder's runners that implement it (FedSage+'s).
+type LateSigner interface {
+	LateSignatures(round int, sigs []Source, embedding bool) (*Update, error)
 }
 
-// late computes, between rounds, the signatures sigs and (with embedding)
-// the mean embedding of the model as its last round (round) left it: the
-// evaluation forward pass that ended the round is run again (it draws
+// LateSignatures computes, between rounds, the signatures sigs and (with
+// embedding) the mean embedding of the model as its last round left it:
+// the evaluation forward pass that ended the round is run again (it draws
 // nothing and reads only the parameters, unchanged since).
-func (c *Client) late(_ int, sigs []Source, embedding bool) (*Update, error) {
+func (c *Client) LateSignatures(_ int, sigs []Source, embedding bool) (*Update, error) {
 	defer c.borrow()()
 	if embedding || slices.Contains(sigs, SourcePC1) {
 		if _, err := c.model.Forward(c.input, false, nil); err != nil {
@@ -216,7 +221,7 @@ func (c *Client) late(_ int, sigs []Source, embedding bool) (*Update, error) {
 	}
 	up := &Update{ClientMetrics: ClientMetrics{ID: c.ID}, Signatures: c.signatures(sigs)}
 	if embedding {
-		up.Embedding = meanRows(c.model.Embeddings())
+		up.Embedding = MeanRows(c.model.Embeddings())
 	}
 	return up, nil
 }

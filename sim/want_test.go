@@ -1,10 +1,13 @@
-package sim
+package sim_test
 
 import (
 	"context"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestUnreadViewsAreNotComputed checks that an engine nobody reads
@@ -14,19 +17,19 @@ import (
 // exactly the matrix an engine that wanted it all along has; and that
 // what is wanted changes nothing else of the run.
 func TestUnreadViewsAreNotComputed(t *testing.T) {
-	uses := map[Algorithm][]string{FedAux: {"apv"}, FedPub: {"functional"}, GCFL: {"update"}, FedAvg: nil}
+	uses := map[sim.Algorithm][]string{methods.FedAux: {"apv"}, methods.FedPub: {"functional"}, methods.GCFL: {"update"}, methods.FedAvg: nil}
 	for algo, need := range uses {
 		t.Run(string(algo), func(t *testing.T) {
-			c := smallConfig(algo)
-			all := runEngine(t, c, smallData(t, 7), WantAll)
-			e, err := New(c, smallData(t, 7), nil)
+			c := sim.SmallConfig(algo)
+			all := sim.RunEngine(t, c, sim.SmallData(t, 7), sim.WantAll)
+			e, err := sim.New(c, sim.SmallData(t, 7), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
 			for r := 1; r <= c.Rounds; r++ {
 				if r == 3 {
-					e.Want("pc1", "functional", MatrixGroundTruth)
+					e.Want("pc1", "functional", sim.MatrixGroundTruth)
 				}
 				rep, err := e.Step(ctx)
 				if err != nil {
@@ -70,26 +73,26 @@ func TestUnreadViewsAreNotComputed(t *testing.T) {
 // client reports the signatures and the embedding the message asks for,
 // and no other.
 func TestClientComputesOnlyAskedSignatures(t *testing.T) {
-	e, err := New(smallConfig(FedAux), smallData(t, 3), nil)
+	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := e.runners[0].(*Client)
-	up, err := c.Round(context.Background(), &Message{Round: 1, Sigma: 1, Signatures: []Source{SourceAPV}})
+	c := sim.ClientOf(e, 0)
+	up, err := c.Round(context.Background(), &sim.Message{Round: 1, Sigma: 1, Signatures: []sim.Source{sim.SourceAPV}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(up.Signatures) != 1 || up.Signatures[SourceAPV] == nil || up.Embedding != nil {
+	if len(up.Signatures) != 1 || up.Signatures[sim.SourceAPV] == nil || up.Embedding != nil {
 		t.Errorf("asked for the APV only, got signatures %v and embedding %v", up.Signatures, up.Embedding != nil)
 	}
-	if err := e.ensureProxy([]Source{SourceFunctional}); err != nil {
+	if err := e.EnsureProxy([]sim.Source{sim.SourceFunctional}); err != nil {
 		t.Fatal(err)
 	}
-	up, err = c.Round(context.Background(), &Message{Round: 2, Sigma: 1, Signatures: []Source{SourceReadout, SourcePC1, SourceFunctional}, Embedding: true})
+	up, err = c.Round(context.Background(), &sim.Message{Round: 2, Sigma: 1, Signatures: []sim.Source{sim.SourceReadout, sim.SourcePC1, sim.SourceFunctional}, Embedding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []Source{SourceReadout, SourcePC1, SourceFunctional} {
+	for _, s := range []sim.Source{sim.SourceReadout, sim.SourcePC1, sim.SourceFunctional} {
 		if up.Signatures[s] == nil {
 			t.Errorf("signature %s asked for and not reported", s)
 		}
@@ -101,16 +104,16 @@ func TestClientComputesOnlyAskedSignatures(t *testing.T) {
 
 // TestOffered checks the optional matrices an engine lists.
 func TestOffered(t *testing.T) {
-	for algo, want := range map[Algorithm][]string{
-		FedAux: {"apv", "apv-delta", "pc1", "readout", "functional", MatrixGroundTruth},
-		FedAvg: {"pc1", "readout", "functional", MatrixGroundTruth},
-		GCFL:   {"pc1", "readout", "functional", "update", MatrixGroundTruth},
+	for algo, want := range map[sim.Algorithm][]string{
+		methods.FedAux: {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
+		methods.FedAvg: {"pc1", "readout", "functional", sim.MatrixGroundTruth},
+		methods.GCFL:   {"pc1", "readout", "functional", "update", sim.MatrixGroundTruth},
 		// The GraphSAGE clients give no readout nor functional embedding.
-		FedSagePlus: {MatrixGroundTruth},
-		FedSageAPV:  {"apv", "apv-delta", "pc1", MatrixGroundTruth},
-		FedGTAAPV:   {"apv", "apv-delta", "pc1", "readout", "functional", MatrixGroundTruth},
+		methods.FedSagePlus: {sim.MatrixGroundTruth},
+		methods.FedSageAPV:  {"apv", "apv-delta", "pc1", sim.MatrixGroundTruth},
+		methods.FedGTAAPV:   {"apv", "apv-delta", "pc1", "readout", "functional", sim.MatrixGroundTruth},
 	} {
-		e, err := New(smallConfig(algo), smallData(t, 3), nil)
+		e, err := sim.New(sim.SmallConfig(algo), sim.SmallData(t, 3), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,38 +130,38 @@ func TestOffered(t *testing.T) {
 // round 2 is its generator phase's last: the clients evaluate on the full
 // graph, then mend it (no client misses it: FedSage+ refuses absences).
 func TestCompleteGivesTheWantedMatrices(t *testing.T) {
-	for _, algo := range []Algorithm{FedAux, FedAvg, FedSageAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedAvg, methods.FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
-			c := smallConfig(algo)
-			setOpts(t, &c, "gen_rounds", "2")
-			build := func(want ...string) *Engine {
-				e, err := New(c, smallData(t, 7), nil)
+			c := sim.SmallConfig(algo)
+			sim.SetOpts(t, &c, "gen_rounds", "2")
+			build := func(want ...string) *sim.Engine {
+				e, err := sim.New(c, sim.SmallData(t, 7), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if algo != FedSageAPV {
-					hooks := &FaultHooks{Absent: func(round, client int) bool { return round == 2 && client == 2 }}
-					if err := e.SetFaults(Faults{Hooks: hooks}); err != nil {
+				if algo != methods.FedSageAPV {
+					hooks := &sim.FaultHooks{Absent: func(round, client int) bool { return round == 2 && client == 2 }}
+					if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
 						t.Fatal(err)
 					}
 				}
 				e.Want(want...)
 				return e
 			}
-			all, lazy := build(WantAll), build()
+			all, lazy := build(sim.WantAll), build()
 			ctx := context.Background()
 			for range 2 {
-				for _, e := range []*Engine{all, lazy} {
+				for _, e := range []*sim.Engine{all, lazy} {
 					if _, err := e.Step(ctx); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
 			got, ref := lazy.Reports()[1], all.Reports()[1]
-			if len(got.Missing) != boolInt(algo != FedSageAPV) || len(got.Views) >= len(ref.Views) || got.GroundTruth != nil {
+			if len(got.Missing) != boolInt(algo != methods.FedSageAPV) || len(got.Views) >= len(ref.Views) || got.GroundTruth != nil {
 				t.Fatalf("round 2: missing %v, %d views of %d, ground truth %v", got.Missing, len(got.Views), len(ref.Views), got.GroundTruth != nil)
 			}
-			if err := lazy.Complete(ctx, WantAll); err != nil {
+			if err := lazy.Complete(ctx, sim.WantAll); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Views, ref.Views) || !reflect.DeepEqual(got.GroundTruth, ref.GroundTruth) {
@@ -167,7 +170,7 @@ func TestCompleteGivesTheWantedMatrices(t *testing.T) {
 			if !reflect.DeepEqual(got.Matrices(), ref.Matrices()) {
 				t.Error("the completed report lists other matrices")
 			}
-			for _, e := range []*Engine{all, lazy} {
+			for _, e := range []*sim.Engine{all, lazy} {
 				if _, err := e.Step(ctx); err != nil {
 					t.Fatal(err)
 				}

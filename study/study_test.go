@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/internal/tiny"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -21,7 +22,7 @@ func cells(n int) []*Cell {
 	p := tiny.Preset("tiny-4", 4)
 	var out []*Cell
 	for i := 0; len(out) < n; i++ {
-		for _, a := range []sim.Algorithm{sim.FedAvg, sim.FedAux} {
+		for _, a := range []sim.Algorithm{methods.FedAvg, methods.FedAux} {
 			c := p.Config()
 			c.Algo, c.Seed, c.Workers = a, uint64(1+i), 1
 			out = append(out, &Cell{Scenario: p, Config: c, Labels: map[string]string{"i": fmt.Sprint(len(out))}})
@@ -78,7 +79,7 @@ func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 				return
 			}
 			for i := range each {
-				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: sim.FedAvg, Val: make([]float64, 200)}
+				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: methods.FedAvg, Val: make([]float64, 200)}
 				if err := st.Append(r); err != nil {
 					t.Error(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/sweep"
@@ -35,7 +36,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	res, err := sweep.Run(context.Background(), sweep.Options{
-		Presets: []*presets.Preset{p}, Knobs: []sweep.Knob{lr}, Algos: []sim.Algorithm{sim.FedAux},
+		Presets: []*presets.Preset{p}, Knobs: []sweep.Knob{lr}, Algos: []sim.Algorithm{methods.FedAux},
 		Seeds: 2, Seed: 1, Out: dir,
 	})
 	if err != nil {

@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 	l, _ := ParseKnob("layers=1,3")
 	opts := Options{
 		Presets: []*presets.Preset{tiny.Preset("tiny-4", 4)}, Knobs: []Knob{a, l},
-		Algos: []sim.Algorithm{sim.FedAux, methods.FedAvgMask}, Seeds: 2, Seed: 1, Workers: 1, Out: dir,
+		Algos: []sim.Algorithm{methods.FedAux, methods.FedAvgMask}, Seeds: 2, Seed: 1, Workers: 1, Out: dir,
 	}
 	st, err := Run(context.Background(), opts)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/table"
@@ -31,7 +32,7 @@ func Example() {
 		return p.With([]string{fmt.Sprintf("clients=%d", clients), "sbm.nodes=600", "sbm.groups=2", "sbm.intra=0.05,0.1", "run.rounds=5", "run.hidden=16"})
 	}
 	res, err := table.Run(context.Background(), table.Options{
-		Kind: table.Main, Datasets: []string{"sbm"}, Clients: []int{6}, Algos: []sim.Algorithm{sim.FedAvg, sim.FedAux},
+		Kind: table.Main, Datasets: []string{"sbm"}, Clients: []int{6}, Algos: []sim.Algorithm{methods.FedAvg, methods.FedAux},
 		Seeds: 2, Seed: 1, Lookup: small, Out: dir,
 	})
 	if err != nil {

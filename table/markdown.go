@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -184,13 +185,13 @@ func formatCell(accs []float64, seeds int, algo sim.Algorithm, ds string, k int)
 // in each client count whose cells have every seed, beside its rank among
 // the same methods in the paper; "" when FedAux is not in the table.
 func (o *Options) rankLine(ds string, means map[int]map[sim.Algorithm]float64) string {
-	if !slices.Contains(o.Algos, sim.FedAux) || len(o.Algos) < 2 {
+	if !slices.Contains(o.Algos, methods.FedAux) || len(o.Algos) < 2 {
 		return ""
 	}
 	var parts []string
 	for _, k := range o.Clients {
 		m := means[k]
-		own, ok := m[sim.FedAux]
+		own, ok := m[methods.FedAux]
 		if !ok || len(m) < len(o.Algos) {
 			continue
 		}
@@ -201,7 +202,7 @@ func (o *Options) rankLine(ds string, means map[int]map[sim.Algorithm]float64) s
 			}
 		}
 		part := fmt.Sprintf("%d clients %d of %d", k, rank, len(m))
-		if pv, ok := Paper(sim.FedAux, ds, k); ok {
+		if pv, ok := Paper(methods.FedAux, ds, k); ok {
 			prank, n := 1, 0
 			for _, a := range o.Algos {
 				if v, ok := Paper(a, ds, k); ok {
@@ -294,7 +295,7 @@ func (o *Options) metricNote(ds string) string {
 func (o *Options) paperDatasets() bool {
 	for _, ds := range o.Datasets {
 		for _, k := range o.Clients {
-			if _, ok := Paper(sim.FedAux, ds, k); ok {
+			if _, ok := Paper(methods.FedAux, ds, k); ok {
 				return true
 			}
 		}

@@ -37,13 +37,13 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 	switch kind {
 	case Main:
 		return []string{"cora", "citeseer", "computer", "photo"}, []int{5, 10, 20},
-			[]sim.Algorithm{sim.Local, sim.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, sim.FedGNN, sim.FedGTA, sim.FedSagePlus, sim.FedPub, sim.FedAux}, nil
+			[]sim.Algorithm{methods.Local, methods.FedAvg, methods.FedProx, methods.FedPer, methods.GCFL, methods.FedGNN, methods.FedGTA, methods.FedSagePlus, methods.FedPub, methods.FedAux}, nil
 	case Ablation:
 		return []string{"cora", "pubmed", "computer", "arxiv"}, []int{10},
-			[]sim.Algorithm{sim.FedAux, methods.FedAuxHard, methods.FedAvgMask}, nil
+			[]sim.Algorithm{methods.FedAux, methods.FedAuxHard, methods.FedAvgMask}, nil
 	case Transfer:
 		return []string{"cora", "citeseer", "pubmed", "computer"}, []int{10},
-			[]sim.Algorithm{sim.FedPub, methods.FedPubAPV, sim.FedGTA, sim.FedGTAAPV, sim.FedSagePlus, sim.FedSageAPV}, nil
+			[]sim.Algorithm{methods.FedPub, methods.FedPubAPV, methods.FedGTA, methods.FedGTAAPV, methods.FedSagePlus, methods.FedSageAPV}, nil
 	}
 	return nil, nil, nil, fmt.Errorf("table: kind %q, want %s, %s or %s", kind, Main, Ablation, Transfer)
 }

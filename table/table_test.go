@@ -21,7 +21,7 @@ import (
 
 func tinyOptions(dir string, seeds int) Options {
 	return Options{
-		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []sim.Algorithm{sim.FedAvg, methods.FedProx},
+		Kind: Main, Datasets: []string{"tiny"}, Clients: []int{4}, Algos: []sim.Algorithm{methods.FedAvg, methods.FedProx},
 		Seeds: seeds, Seed: 1, Out: dir, Base: func(c *sim.Config) error { c.Workers = 1; return nil },
 		Lookup: func(ds string, k int) (*presets.Preset, error) {
 			return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
@@ -308,10 +308,10 @@ func TestDefaults(t *testing.T) {
 // paper rank among the same methods (none where the paper gives FedAux's
 // value alone), and says nothing of an unfinished client count.
 func TestRankLine(t *testing.T) {
-	o := &Options{Algos: []sim.Algorithm{sim.Local, sim.FedAvg, sim.FedAux}, Clients: []int{5, 10}}
+	o := &Options{Algos: []sim.Algorithm{methods.Local, methods.FedAvg, methods.FedAux}, Clients: []int{5, 10}}
 	means := map[int]map[sim.Algorithm]float64{
-		5:  {sim.Local: 82, sim.FedAvg: 70, sim.FedAux: 81},
-		10: {sim.Local: 80, sim.FedAux: 81}, // FedAvg unfinished
+		5:  {methods.Local: 82, methods.FedAvg: 70, methods.FedAux: 81},
+		10: {methods.Local: 80, methods.FedAux: 81}, // FedAvg unfinished
 	}
 	got := o.rankLine("cora", means)
 	want := "FedAux's rank by mean: 5 clients 2 of 3 (paper 1 of 3).\n\n"
@@ -319,12 +319,12 @@ func TestRankLine(t *testing.T) {
 		t.Errorf("rankLine = %q, want %q", got, want)
 	}
 	// The paper gives Amazon-Photo's value of FedAux alone among these.
-	o.Algos = []sim.Algorithm{sim.FedAux, methods.FedAuxHard, methods.FedAvgMask}
-	photo := map[int]map[sim.Algorithm]float64{10: {sim.FedAux: 93, methods.FedAuxHard: 92, methods.FedAvgMask: 94}}
+	o.Algos = []sim.Algorithm{methods.FedAux, methods.FedAuxHard, methods.FedAvgMask}
+	photo := map[int]map[sim.Algorithm]float64{10: {methods.FedAux: 93, methods.FedAuxHard: 92, methods.FedAvgMask: 94}}
 	if got, want := o.rankLine("photo", photo), "FedAux's rank by mean: 10 clients 2 of 3.\n\n"; got != want {
 		t.Errorf("photo: rankLine = %q, want %q", got, want)
 	}
-	o.Algos = []sim.Algorithm{sim.Local, sim.FedAvg}
+	o.Algos = []sim.Algorithm{methods.Local, methods.FedAvg}
 	if got := o.rankLine("cora", means); got != "" {
 		t.Errorf("without FedAux: %q, want nothing", got)
 	}

@@ -13,7 +13,7 @@ import (
 // apvBase maps each APV variant (docs/method.md#the-apv-variants) to the method it adds
 // the APV to.
 var apvBase = map[sim.Algorithm]sim.Algorithm{
-	methods.FedPubAPV: sim.FedPub, sim.FedGTAAPV: sim.FedGTA, sim.FedSageAPV: sim.FedSagePlus,
+	methods.FedPubAPV: methods.FedPub, methods.FedGTAAPV: methods.FedGTA, methods.FedSageAPV: methods.FedSagePlus,
 }
 
 // transferNote introduces the transfer table: what the paper reports and

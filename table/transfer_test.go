@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
@@ -20,7 +21,7 @@ import (
 func TestTransferTable(t *testing.T) {
 	dir := t.TempDir()
 	o := tinyOptions(dir, 2)
-	o.Kind, o.Algos = Transfer, []sim.Algorithm{sim.FedGTA, sim.FedGTAAPV}
+	o.Kind, o.Algos = Transfer, []sim.Algorithm{methods.FedGTA, methods.FedGTAAPV}
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestTransferTable(t *testing.T) {
 		}
 		acc[r.Algo][r.Seed] = r.TestAtBestVal
 	}
-	d := []float64{acc[sim.FedGTAAPV][1] - acc[sim.FedGTA][1], acc[sim.FedGTAAPV][2] - acc[sim.FedGTA][2]}
+	d := []float64{acc[methods.FedGTAAPV][1] - acc[methods.FedGTA][1], acc[methods.FedGTAAPV][2] - acc[methods.FedGTA][2]}
 	m, sd := study.MeanStd(d)
 	gain := fmt.Sprintf("APV gain (+APV minus the method, paired by seed, mean ± std): 4 clients: FedGTA %+.2f ± %.2f.", m, sd)
 	for _, want := range []string{"# FedAux transferability of the APV", "claims +1–2 % for FedGTA", "| FedGTA |", "| FedGTA+APV |", "Runs finished: 4 of 4.", gain} {

@@ -16,7 +16,7 @@ import (
 // (FedGTA+APV also its moments view), and an export completes the last
 // round's views without error and writes the log and the CSV.
 func TestAPVVariantsOnScreen(t *testing.T) {
-	for _, algo := range []sim.Algorithm{methods.FedPubAPV, sim.FedGTAAPV, sim.FedSageAPV} {
+	for _, algo := range []sim.Algorithm{methods.FedPubAPV, methods.FedGTAAPV, methods.FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
 			m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) {
 				c.Algo, c.Rounds = algo, 4 // FedSage+APV mixes from round 1
@@ -39,7 +39,7 @@ func TestAPVVariantsOnScreen(t *testing.T) {
 				}
 			}
 			want := []string{"apv", srcWeights}
-			if algo == sim.FedGTAAPV {
+			if algo == methods.FedGTAAPV {
 				want = append(want, "moments")
 			}
 			for _, w := range want {
@@ -60,7 +60,7 @@ func TestAPVVariantsOnScreen(t *testing.T) {
 			}
 			views := m.Engine().Offered()
 			views = views[:len(views)-1] // the ground truth, checked apart
-			if algo == sim.FedSageAPV && !slices.Equal(views, []string{"apv", "apv-delta", "pc1"}) {
+			if algo == methods.FedSageAPV && !slices.Equal(views, []string{"apv", "apv-delta", "pc1"}) {
 				t.Errorf("FedSage+APV offers %v", views)
 			}
 			checkExportViews(t, dir, 2, m.k, views)

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -136,7 +137,7 @@ func reportText(t *testing.T, r *sim.RoundReport) string {
 // TestKnobsNotRead (defect 5): a knob the algorithm does not read shows
 // as "–" and cannot be changed.
 func TestKnobsNotRead(t *testing.T) {
-	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = sim.GCFL })
+	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = methods.GCFL })
 	before := len(m.controls)
 	press(m, "+", ">", "]")
 	press(m, "a")

@@ -36,17 +36,17 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 		t.Fatalf("F did not open the algorithm picker: %s", m.events[len(m.events)-1].text)
 	}
 	offer := m.algos.offer
-	for _, a := range []sim.Algorithm{sim.FedAux, methods.FedAvgMask, sim.Local} {
+	for _, a := range []sim.Algorithm{methods.FedAux, methods.FedAvgMask, methods.Local} {
 		if !slices.Contains(offer, a) {
 			t.Errorf("the picker does not offer %s (FedAux's client model): %v", a, offer)
 		}
 	}
-	for _, a := range []sim.Algorithm{sim.FedAvg, methods.FedProx, methods.FedPer, sim.GCFL, methods.FedAuxHard, sim.FedSagePlus} {
+	for _, a := range []sim.Algorithm{methods.FedAvg, methods.FedProx, methods.FedPer, methods.GCFL, methods.FedAuxHard, methods.FedSagePlus} {
 		if slices.Contains(offer, a) {
 			t.Errorf("the picker offers %s, whose client model is not FedAux's", a)
 		}
 	}
-	if offer[0] != sim.FedAux {
+	if offer[0] != methods.FedAux {
 		t.Errorf("the run's algorithm is not first: %v", offer)
 	}
 	scr := plain(m.Render())
@@ -59,7 +59,7 @@ func TestForkAnotherAlgorithm(t *testing.T) {
 		press(m, "down")
 	}
 	press(m, "enter")
-	if m.other == nil || m.other.cfg.Algo != methods.FedAvgMask || m.cfg.Algo != sim.FedAux {
+	if m.other == nil || m.other.cfg.Algo != methods.FedAvgMask || m.cfg.Algo != methods.FedAux {
 		t.Fatalf("enter did not fork on fedavg_mask: %s", m.events[len(m.events)-1].text)
 	}
 	if ev := m.events[len(m.events)-3].text + m.events[len(m.events)-2].text; !strings.Contains(ev, "runs fedavg_mask from round 3") || !strings.Contains(ev, "starts fresh") {
@@ -157,11 +157,11 @@ func numbersText(t *testing.T, r *sim.RoundReport) string {
 func TestForkLocalShowsView(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	press(m, "n", "F")
-	for m.algos.Selected() != sim.Local {
+	for m.algos.Selected() != methods.Local {
 		press(m, "down")
 	}
 	press(m, "enter", "n", "b")
-	if m.cfg.Algo != sim.Local || m.branchName != "B" {
+	if m.cfg.Algo != methods.Local || m.branchName != "B" {
 		t.Fatalf("branch %s runs %s, want B on local", m.branchName, m.cfg.Algo)
 	}
 	for _, step := range []string{"after b", "after a round on B"} {
@@ -211,13 +211,13 @@ func TestAlgoPickerFits(t *testing.T) {
 func TestForkAtRoundZeroOnLocal(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	press(m, "F")
-	for m.algos.Selected() != sim.Local {
+	for m.algos.Selected() != methods.Local {
 		press(m, "down")
 	}
 	press(m, "enter", "n", "n", "b")
-	ref := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = sim.Local })
+	ref := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = methods.Local })
 	press(ref, "n", "n")
-	if m.cfg.Algo != sim.Local || len(m.reports) != 2 {
+	if m.cfg.Algo != methods.Local || len(m.reports) != 2 {
 		t.Fatalf("branch %s runs %s, %d rounds", m.branchName, m.cfg.Algo, len(m.reports))
 	}
 	for r := range 2 {
@@ -279,7 +279,7 @@ func TestSwitchBranchAlgorithm(t *testing.T) {
 		press(m, "down")
 	}
 	press(m, "enter", "n", "n")
-	if m.cfg.Algo != methods.FedAvgMask || m.other.cfg.Algo != sim.FedAux || len(m.switches) != 1 {
+	if m.cfg.Algo != methods.FedAvgMask || m.other.cfg.Algo != methods.FedAux || len(m.switches) != 1 {
 		t.Fatalf("branch %s runs %s (other %s), switches %v", m.branchName, m.cfg.Algo, m.other.cfg.Algo, m.switches)
 	}
 	ck, err := sim.LoadCheckpoint(ckPath)

@@ -175,7 +175,9 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 
 // usesVariant reports whether algorithm algo uses the similarity source
 // and apv-mix.
-func usesVariant(algo sim.Algorithm) bool { return algo == sim.FedAux || algo == methods.FedAvgMask }
+func usesVariant(algo sim.Algorithm) bool {
+	return algo == methods.FedAux || algo == methods.FedAvgMask
+}
 
 // variant returns the source and apv-mix the next engine is built with.
 func (m *Model) variant() (source sim.Source, apvMix bool) {

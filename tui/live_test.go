@@ -56,7 +56,7 @@ func TestLiveSettingPrompt(t *testing.T) {
 // TestNoLiveSettings: o on a method without live settings says so and
 // names those that have some.
 func TestNoLiveSettings(t *testing.T) {
-	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = sim.FedAvg })
+	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = methods.FedAvg })
 	press(m, "o")
 	if m.screen != dashboard {
 		t.Fatal("o opened a prompt on fedavg")

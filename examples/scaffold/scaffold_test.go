@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -149,7 +150,7 @@ func TestSettings(t *testing.T) {
 	if a.Fingerprint() == b.Fingerprint() || !strings.Contains(b.Fingerprint(), ScaleKey+"=0.5") {
 		t.Errorf("fingerprints %s, %s", a.Fingerprint(), b.Fingerprint())
 	}
-	a.Algo, b.Algo = sim.FedAvg, sim.FedAvg
+	a.Algo, b.Algo = methods.FedAvg, methods.FedAvg
 	if a.Fingerprint() != b.Fingerprint() {
 		t.Error("scaffold's setting changes fedavg's result key")
 	}
@@ -171,7 +172,7 @@ func TestSettings(t *testing.T) {
 // for bit; with it the run differs.
 func TestScaleZeroIsFedAvg(t *testing.T) {
 	d := smallData(t)
-	fedavg := reports(run(t, config(t, sim.FedAvg), d))
+	fedavg := reports(run(t, config(t, methods.FedAvg), d))
 	if got := reports(run(t, config(t, Name, ScaleKey, "0"), d)); !reflect.DeepEqual(got, fedavg) {
 		t.Error("scaffold at scale 0 is not fedavg")
 	}

@@ -1,4 +1,4 @@
-package sim
+package methods
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,7 +28,7 @@ const (
 type sageClient struct {
 	ID        int
 	data      *graphio.Client
-	metric    Metric // how val and test nodes are scored
+	metric    sim.Metric // how val and test nodes are scored
 	relay     *sageRelay
 	clients   int
 	epochs    int
@@ -102,25 +103,25 @@ type sageMend struct {
 // newSageClient builds client c: the shared initial classifier and
 // generator (every client draws them from the run's "init" stream, so all
 // start alike), its hidden nodes and impaired graph.
-func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay) (*sageClient, error) {
+func newSageClient(c *graphio.Client, data *sim.Data, cfg *sim.Config, relay *sageRelay) (*sageClient, error) {
 	g := c.Graph
-	adj := toGNN(g.Adj)
+	adj := sim.ToGNN(g.Adj)
 	mean, err := gnn.NewMeanAdj(adj)
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
-	src := rand.NewPCG(cfg.Seed, streamKey("fedsage", c.ID))
+	src := rand.NewPCG(cfg.Seed, sim.StreamKey("fedsage", c.ID))
 	sc := &sageClient{
 		ID: c.ID, data: c, metric: data.Metric, relay: relay, clients: len(data.Clients), epochs: cfg.Epochs,
 		genRounds: cfg.Options.Int("gen_rounds"), genSteps: max(cfg.Options.Int("gen_steps"), 1), feat: data.NumFeatures,
-		full:   sageGraph{adj: mean, x: features(g), labels: g.Labels},
+		full:   sageGraph{adj: mean, x: sim.Features(g), labels: g.Labels},
 		labels: g.Labels, edges: adj.NNZ() > 0,
 		rng: rand.New(src), pcg: src,
 	}
-	if sc.train, sc.val, sc.test, err = splitRoles(c); err != nil {
+	if sc.train, sc.val, sc.test, err = sim.SplitRoles(c); err != nil {
 		return nil, err
 	}
-	init := stream(cfg.Seed, "init", 0)
+	init := sim.Stream(cfg.Seed, "init", 0)
 	net := gnn.NewSAGENet("cls", data.NumFeatures, cfg.Hidden, data.NumClasses, cfg.Dropout, init)
 	sc.cls = plainSAGE{net}
 	if cfg.Algo == FedSageAPV {
@@ -133,7 +134,7 @@ func newSageClient(c *graphio.Client, data *Data, cfg *Config, relay *sageRelay)
 		net := gnn.NewNeighGen(data.NumFeatures, cfg.Hidden, cfg.Dropout, init)
 		sc.gen = &sageGen{net: net, opt: gnn.NewAdam(encoderParams(net), cfg.LR, cfg.WD),
 			fopt: gnn.NewAdam(net.FGen.Params(), cfg.LR, cfg.WD), outOpt: gnn.NewAdam32(len(net.FGen.Out.W), cfg.LR, cfg.WD)}
-		if err := sc.impair(stream(cfg.Seed, "fedsage-hide", c.ID)); err != nil {
+		if err := sc.impair(sim.Stream(cfg.Seed, "fedsage-hide", c.ID)); err != nil {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
 	}
@@ -215,7 +216,7 @@ func (c *sageClient) impair(rng *rand.Rand) error {
 // Epochs classifier steps on the mended graph after it; then it
 // evaluates the classifier (on the un-mended full graph in the generator
 // phase) and, at the phase's last round, mends the graph.
-func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
+func (c *sageClient) Round(ctx context.Context, msg *sim.Message) (*sim.Update, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -243,7 +244,7 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 			loss, err = c.classifierStep(msg.Round, s)
 		}
 		if err != nil {
-			if _, ok := err.(*NonFiniteError); ok {
+			if _, ok := err.(*sim.NonFiniteError); ok {
 				return nil, err // it names the client
 			}
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
@@ -255,13 +256,13 @@ func (c *sageClient) Round(ctx context.Context, msg *Message) (*Update, error) {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
 	n := len(c.labels)
-	up := &Update{
-		ClientMetrics: ClientMetrics{
+	up := &sim.Update{
+		ClientMetrics: sim.ClientMetrics{
 			ID: c.ID, Nodes: n, TrainLoss: loss,
-			ValAcc:  c.metric.score(logits, c.labels, c.val),
-			TestAcc: c.metric.score(logits, c.labels, c.test),
+			ValAcc:  c.metric.Score(logits, c.labels, c.val),
+			TestAcc: c.metric.Score(logits, c.labels, c.test),
 		},
-		Embedding: meanRows(sageRowsOf(c.cls.Hidden(), n)),
+		Embedding: sim.MeanRows(sageRowsOf(c.cls.Hidden(), n)),
 	}
 	if c.head != nil {
 		c.headSignatures(msg, up)
@@ -395,7 +396,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	}
 	for i, v := range grad {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, &NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: fmt.Sprintf("gradient of fgen.out.weight entry %d", i), Value: v}
+			return 0, &sim.NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: fmt.Sprintf("gradient of fgen.out.weight entry %d", i), Value: v}
 		}
 	}
 	c.opt.Step()
@@ -441,7 +442,7 @@ func (c *sageClient) answer(req *sageRequest, clients int) (float64, bool) {
 	if !c.edges || len(req.Z) == 0 {
 		return 0, false
 	}
-	rng := stream(c.relay.seed, "fedsage-cross", ((req.Round*c.genSteps+req.Step)*clients+req.From)*clients+c.ID)
+	rng := sim.Stream(c.relay.seed, "fedsage-cross", ((req.Round*c.genSteps+req.Step)*clients+req.From)*clients+c.ID)
 	g := c.data.Graph
 	d := c.feat
 	r := len(req.Z)
@@ -484,7 +485,7 @@ func (c *sageClient) mendGraph() error {
 	z := s.net.Enc.Forward(s.imp.adj, s.imp.x, nil, false, nil)
 	counts := gnn.Counts(s.net.Degrees(z, false))
 	xg := s.net.FGen.Forward(z, counts, false, c.rng)
-	g, src, err := c.mendWith(c.full, toGNN(c.data.Graph.Adj), xg, counts, s.keep)
+	g, src, err := c.mendWith(c.full, sim.ToGNN(c.data.Graph.Adj), xg, counts, s.keep)
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,34 @@
-package sim
+package methods
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/sim"
 )
+
+// GCFL is GCFL (Xie et al., NeurIPS 2021), clustered FedAvg.
+const GCFL sim.Algorithm = "gcfl"
+
+func gcflMethods() []sim.Method {
+	return []sim.Method{
+		{Name: GCFL, Display: "GCFL",
+			Describe: "GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
+			Settings: []sim.Setting{
+				{Key: "eps1", Type: sim.Float, Default: strconv.FormatFloat(defaultGCFLEps1, 'g', -1, 64), Check: sim.NonNegative, Live: true,
+					Doc: "gcfl: a cluster splits when the norm of its mean update is below eps1 ..."},
+				{Key: "eps2", Type: sim.Float, Default: strconv.FormatFloat(defaultGCFLEps2, 'g', -1, 64), Check: sim.NonNegative, Live: true,
+					Doc: "gcfl: ... and its largest update norm above eps2"},
+			},
+			New: func(c *sim.Config) (sim.Strategy, error) {
+				return &gcfl{eps1: c.Options.Float("eps1"), eps2: c.Options.Float("eps2")}, nil
+			}},
+	}
+}
 
 // GCFL's split thresholds and conditions, from its reference code
 // (Oxfordblue7/GCFL: main_oneDS.py defaults --epsilon1 0.05 and
@@ -41,17 +62,17 @@ type gcfl struct {
 	clusters   [][]int // client indices, each sorted; nil before round 1
 }
 
-func (*gcfl) Name() Algorithm          { return "gcfl" }
+func (*gcfl) Name() sim.Algorithm      { return GCFL }
 func (*gcfl) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
 func (*gcfl) Shares(p *gnn.Param) bool { return !p.Personal }
-func (*gcfl) Uses() []Source           { return []Source{SourceUpdate} }
+func (*gcfl) Uses() []sim.Source       { return []sim.Source{sim.SourceUpdate} }
 
 // ClientSide asks for the update signature.
-func (*gcfl) ClientSide() ClientSide { return ClientSide{Update: true} }
+func (*gcfl) ClientSide() sim.ClientSide { return sim.ClientSide{Update: true} }
 
 // Mix splits the clusters that meet GCFL's criterion and returns the
 // block-uniform weights of the new clusters.
-func (g *gcfl) Mix(in *RoundInput) Mixing {
+func (g *gcfl) Mix(in *sim.RoundInput) sim.Mixing {
 	k := len(in.Updates)
 	g.round++
 	if g.clusters == nil {
@@ -61,28 +82,28 @@ func (g *gcfl) Mix(in *RoundInput) Mixing {
 		}
 		g.clusters = [][]int{all}
 	}
-	sim := in.Views[SourceUpdate]
+	cos := in.Views[sim.SourceUpdate]
 	dw := make([][]float64, k)
 	for i, u := range in.Updates {
-		dw[i] = u.Signatures[SourceUpdate]
+		dw[i] = u.Signatures[sim.SourceUpdate]
 	}
 	var next [][]int
-	norms := make([]ClusterNorm, len(g.clusters))
+	norms := make([]sim.ClusterNorm, len(g.clusters))
 	for i, c := range g.clusters {
 		norms[i].Mean, norms[i].Max = updateNorms(dw, c)
 		if g.round > gcflWarmup && len(c) >= gcflMinSplit && g.shouldSplit(norms[i]) {
-			a, b := splitCluster(sim, c)
+			a, b := splitCluster(cos, c)
 			next = append(next, a, b)
 			continue
 		}
 		next = append(next, c)
 	}
 	g.clusters = next
-	return Mixing{W: clusterWeights(k, g.clusters), Similarity: sim, Source: SourceUpdate, Clusters: g.clusters, ClusterNorms: norms}
+	return sim.Mixing{W: clusterWeights(k, g.clusters), Similarity: cos, Source: sim.SourceUpdate, Clusters: g.clusters, ClusterNorms: norms}
 }
 
 // shouldSplit applies GCFL's norm criterion to a cluster's statistics.
-func (g *gcfl) shouldSplit(n ClusterNorm) bool {
+func (g *gcfl) shouldSplit(n sim.ClusterNorm) bool {
 	return n.Mean < g.eps1 && n.Max > g.eps2
 }
 
@@ -100,15 +121,15 @@ func updateNorms(dw [][]float64, c []int) (mean, maxNorm float64) {
 }
 
 // splitCluster bipartitions cluster c by the minimum cut of the complete
-// graph weighted by sim + 1. Both parts are sorted; the first holds c's
+// graph weighted by cos + 1. Both parts are sorted; the first holds c's
 // smallest index.
-func splitCluster(sim [][]float64, c []int) (a, b []int) {
+func splitCluster(cos [][]float64, c []int) (a, b []int) {
 	w := make([][]float64, len(c))
 	for i, ci := range c {
 		w[i] = make([]float64, len(c))
 		for j, cj := range c {
 			if i != j {
-				w[i][j] = sim[ci][cj] + 1
+				w[i][j] = cos[ci][cj] + 1
 			}
 		}
 	}
@@ -213,7 +234,7 @@ func (g *gcfl) MarshalState() ([]byte, error) {
 func (g *gcfl) UnmarshalState(b []byte) error {
 	var s gcflState
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("sim: gcfl state: %w", err)
+		return fmt.Errorf("gcfl state: %w", err)
 	}
 	g.round, g.clusters = s.Round, s.Clusters
 	return nil
@@ -222,3 +243,32 @@ func (g *gcfl) UnmarshalState(b []byte) error {
 // Clusters returns the current clusters (client indices); nil before the
 // first round.
 func (g *gcfl) Clusters() [][]int { return g.clusters }
+
+// GCFLStep is GCFL's server step on the K updates dW, with the split
+// forced so that the minimum cut is always measured: the update norms of
+// the one cluster of all clients, the K x K cosine of the dW and the
+// Stoer-Wagner cut of the complete graph (gcfl.Mix after its warm-up,
+// with thresholds that always split). The dW arrive flat (the clients
+// upload theta_end - theta_start as one vector), so there is nothing to
+// flatten.
+func GCFLStep(dw [][]float64) sim.ServerStep {
+	return sim.ServerStep{Method: "gcfl", Input: floatBytes(dw), Run: func() sim.Mixing {
+		g := forcedGCFL()
+		return sim.MixSignatures(g.Mix, sim.SourceUpdate, dw, sim.Knobs{}, gcflWarmup+1)
+	}}
+}
+
+// forcedGCFL returns a GCFL server in the round after its warm-up whose
+// criterion splits every cluster of three or more clients.
+func forcedGCFL() *gcfl {
+	return &gcfl{eps1: math.Inf(1), eps2: math.Inf(-1), round: gcflWarmup}
+}
+
+// dot returns the dot product of a and b, summed in order.
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

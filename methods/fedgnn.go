@@ -1,19 +1,30 @@
-package sim
+package methods
 
 import (
-	"math"
-	"math/rand/v2"
-
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/sim"
 )
 
-// FedGNN's constants (docs/method.md#fedgnn; FedPerGNN's const.py: CLIP 0.1, EPS 1,
-// NEIGHBOR_LEN 100).
+// FedGNN is FedGNN-NC (docs/method.md#fedgnn): graph expansion through
+// the server, LDP, FedAvg.
+const FedGNN sim.Algorithm = "fedgnn"
+
+// FedGNN's local differential privacy (docs/method.md#fedgnn;
+// FedPerGNN's const.py: CLIP 0.1, EPS 1).
 const (
-	ldpClip   = 0.1 // delta: L2 bound of each parameter tensor's gradient
-	ldpEps    = 1.0 // privacy budget epsilon of the Laplace noise
-	remoteCap = 100 // most remote neighbours a node takes
+	ldpClip = 0.1 // delta: L2 bound of each parameter tensor's gradient
+	ldpEps  = 1.0 // privacy budget epsilon of the Laplace noise
 )
+
+func fedGNNMethods() []sim.Method {
+	return []sim.Method{
+		{Name: FedGNN, Display: "FedGNN",
+			Describe: "FedGNN-NC: plain GCN on the graph expanded with cut-edge neighbours' embeddings relayed by the server; LDP; FedAvg by training-set size",
+			Settings: []sim.Setting{{Key: "fedgnn_expansion", Type: sim.OnOff, Default: "on",
+				Doc: "fedgnn: on: graph expansion of layer 2 with cut-edge neighbours' embeddings through the server (none with one layer); off: FedAvg with LDP only"}},
+			New: func(c *sim.Config) (sim.Strategy, error) { return newFedGNN(c), nil }},
+	}
+}
 
 // fedGNN is FedGNN (Wu et al., "A federated graph neural network
 // framework for privacy-preserving personalization", Nature
@@ -30,7 +41,7 @@ const (
 // the run seed), so the server matches tags without learning ids. It
 // returns to each client the embeddings and degrees of the neighbours it
 // asked for that some client sent; node u of the client keeps the first
-// remoteCap of them, R(u). The client then trains on its graph expanded
+// first 100 of them, R(u) (the engine's cap). The client then trains on its graph expanded
 // at the second layer (gnn.Expansion):
 //
 //	h2_u = sum_{v in N(u) ∪ {u}} h1_v W2 / sqrt(d_u d_v) + sum_{r in R(u)} h1_r W2 / sqrt(d_u d_r),
@@ -57,21 +68,21 @@ type fedGNN struct {
 
 // newFedGNN returns FedGNN's strategy. The expansion feeds the second
 // layer: a one-layer model has none to expand and runs without it.
-func newFedGNN(c *Config) Strategy {
-	return fedGNN{expansion: c.Options.On("fedgnn_expansion") && c.layers() >= 2, lr: c.LR}
+func newFedGNN(c *sim.Config) fedGNN {
+	return fedGNN{expansion: c.Options.On("fedgnn_expansion") && c.NumLayers() >= 2, lr: c.LR}
 }
 
-func (fedGNN) Name() Algorithm          { return FedGNN }
+func (fedGNN) Name() sim.Algorithm      { return FedGNN }
 func (fedGNN) Model(cfg *gnn.Config)    { cfg.Masked, cfg.Kernel = false, false }
 func (fedGNN) Shares(p *gnn.Param) bool { return !p.Personal }
 
 // ClientSide asks for LDP and, when on, the expansion.
-func (f fedGNN) ClientSide() ClientSide {
-	return ClientSide{LDP: &LDP{Clip: ldpClip, Eps: ldpEps, LR: f.lr}, Expansion: f.expansion}
+func (f fedGNN) ClientSide() sim.ClientSide {
+	return sim.ClientSide{LDP: &sim.LDP{Clip: ldpClip, Eps: ldpEps, LR: f.lr}, Expansion: f.expansion}
 }
 
 // Mix returns FedAvg's weights by training-set size, W_kl = |Tr_l| / sum_j |Tr_j|.
-func (fedGNN) Mix(in *RoundInput) Mixing {
+func (fedGNN) Mix(in *sim.RoundInput) sim.Mixing {
 	var total float64
 	for _, u := range in.Updates {
 		total += float64(u.Train)
@@ -83,18 +94,18 @@ func (fedGNN) Mix(in *RoundInput) Mixing {
 			w[k][l] = float64(u.Train) / total
 		}
 	}
-	return Mixing{W: w}
+	return sim.Mixing{W: w}
 }
 
 // Relay is the server's part of the expansion: it matches the tags the
 // clients ask for with those others sent (see fedGNN) and returns, per
 // client (nil for a client that sent nothing), what it found.
-func (fedGNN) Relay(bs []*Boundary) []*Remote {
+func (fedGNN) Relay(bs []*sim.Boundary) []*sim.Remote {
 	type node struct {
 		emb []float64
 		deg float64
 	}
-	index := map[NodeTag]node{}
+	index := map[sim.NodeTag]node{}
 	for _, b := range bs {
 		if b == nil {
 			continue
@@ -103,12 +114,12 @@ func (fedGNN) Relay(bs []*Boundary) []*Remote {
 			index[t] = node{b.Embeddings[i], b.Degrees[i]}
 		}
 	}
-	out := make([]*Remote, len(bs))
+	out := make([]*sim.Remote, len(bs))
 	for k, b := range bs {
 		if b == nil {
 			continue
 		}
-		r := &Remote{}
+		r := &sim.Remote{}
 		for _, t := range b.Wants {
 			if n, ok := index[t]; ok {
 				r.Tags = append(r.Tags, t)
@@ -119,65 +130,4 @@ func (fedGNN) Relay(bs []*Boundary) []*Remote {
 		out[k] = r
 	}
 	return out
-}
-
-// LDP is FedGNN's local differential privacy (see fedGNN): before each
-// optimiser step every parameter tensor's gradient is clipped to norm
-// Clip, after it every parameter value receives Laplace(0, lambda)
-// noise, lambda = LR 2 Clip / (sqrt(|Tr_k|) Eps).
-type LDP struct {
-	Clip, Eps, LR float64
-}
-
-// clip scales each tensor's gradient g to ||g||_2 <= delta.
-func (l *LDP) clip(params []*gnn.Param) {
-	for _, p := range params {
-		n := math.Sqrt(dot(p.Grad, p.Grad))
-		if n > l.Clip {
-			s := l.Clip / n
-			for i := range p.Grad {
-				p.Grad[i] *= s
-			}
-		}
-	}
-}
-
-// scale returns lambda = lr 2 delta / (sqrt(train) eps).
-func (l *LDP) scale(train int) float64 {
-	return l.LR * 2 * l.Clip / (math.Sqrt(float64(train)) * l.Eps)
-}
-
-// noise adds Laplace(0, lambda) noise to every parameter value, drawn
-// from rng in parameter order: lambda E with E ~ Exp(1) (rng.ExpFloat64,
-// a ziggurat, mostly free of logarithms) and a random sign, the signs
-// taken 64 at a time from one rng.Uint64.
-func (l *LDP) noise(params []*gnn.Param, train int, rng *rand.Rand) {
-	b := l.scale(train)
-	var signs uint64
-	left := 0
-	for _, p := range params {
-		for i := range p.Value {
-			if left == 0 {
-				signs, left = rng.Uint64(), 64
-			}
-			x := b * rng.ExpFloat64()
-			if signs&1 != 0 {
-				x = -x
-			}
-			signs >>= 1
-			left--
-			p.Value[i] += x
-		}
-	}
-}
-
-// parseOnOff reads an on/off setting named key ("true" and "false" too).
-func parseOnOff(key, s string) (bool, error) {
-	switch s {
-	case "on", "true":
-		return true, nil
-	case "off", "false":
-		return false, nil
-	}
-	return false, &SettingError{key, s, "on or off"}
 }

@@ -1,10 +1,11 @@
-package sim
+package methods
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,7 +83,7 @@ func (c *sageClient) mendedGraph(extra *mat.Dense, parents []int) (sageGraph, er
 	for r := range parents {
 		copy(xg.RawRowView(r)[:c.feat], extra.RawRowView(r))
 	}
-	g, _, err := c.mendWith(c.full, toGNN(c.data.Graph.Adj), xg, counts, parents)
+	g, _, err := c.mendWith(c.full, sim.ToGNN(c.data.Graph.Adj), xg, counts, parents)
 	return g, err
 }
 
@@ -136,7 +137,7 @@ func zeroGrads(ps []*gnn.Param) {
 // finite reports a NaN or an infinity in the loss or a gradient of ps.
 func (c *sageClient) finite(round, step int, loss float64, ps []*gnn.Param) error {
 	bad := func(what string, v float64) error {
-		return &NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: what, Value: v}
+		return &sim.NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: what, Value: v}
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return bad("training loss", loss)

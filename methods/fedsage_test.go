@@ -1,7 +1,8 @@
-package sim
+package methods
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -12,10 +13,11 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/internal/fdcheck"
+	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
 
-func sageConfig(genRounds, rounds int) Config {
+func sageConfig(genRounds, rounds int) sim.Config {
 	c := smallConfig(FedSagePlus)
 	c.Rounds = rounds
 	if err := c.Set("gen_rounds", strconv.Itoa(genRounds)); err != nil {
@@ -24,9 +26,20 @@ func sageConfig(genRounds, rounds int) Config {
 	return c
 }
 
-func sageEngine(t *testing.T, c Config) *Engine {
+// sageClients returns the FedSage+ (or FedSage+APV) clients of e.
+func sageClients(e *sim.Engine) []*sageClient {
+	switch st := e.Strategy().(type) {
+	case *fedSagePlus:
+		return st.relay.clients
+	case fedSageAPV:
+		return st.relay.clients
+	}
+	panic("not a FedSage+ engine")
+}
+
+func sageEngine(t *testing.T, c sim.Config) *sim.Engine {
 	t.Helper()
-	e, err := New(c, smallData(t, 7), nil)
+	e, err := sim.New(c, smallData(t, 7), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +51,7 @@ func sageEngine(t *testing.T, c Config) *Engine {
 // impaired graph induced by the others, n_i and X^miss_i.
 func TestFedSagePlusImpairedGraph(t *testing.T) {
 	e := sageEngine(t, sageConfig(2, 2))
-	for _, r := range e.runners {
-		c := r.(*sageClient)
+	for _, c := range sageClients(e) {
 		s := c.gen
 		g := c.data.Graph
 		kept := map[int]int{}
@@ -115,21 +127,20 @@ func TestFedSagePlusPhases(t *testing.T) {
 		t.Error("the server mixed in the first generator round")
 	}
 	var total float64
-	for _, r := range e.runners {
-		total += float64(len(r.(*sageClient).train))
+	for _, c := range sageClients(e) {
+		total += float64(len(c.train))
 	}
 	for _, rep := range e.Reports()[1:] {
 		for k, row := range rep.Weights {
 			for l, w := range row {
-				if want := float64(len(e.runners[l].(*sageClient).train)) / total; math.Abs(w-want) > 1e-15 {
+				if want := float64(len(sageClients(e)[l].train)) / total; math.Abs(w-want) > 1e-15 {
 					t.Fatalf("round %d: w[%d][%d] = %v, want |Tr_l|/sum = %v", rep.Round, k, l, w, want)
 				}
 			}
 		}
 	}
 	generated := 0
-	for _, r := range e.runners {
-		c := r.(*sageClient)
+	for _, c := range sageClients(e) {
 		if c.gen != nil || c.mend == nil {
 			t.Fatalf("client %d: generator kept (%v) or graph not mended (%v) after the generator phase", c.ID, c.gen != nil, c.mend == nil)
 		}
@@ -170,7 +181,7 @@ func TestFedSagePlusPhases(t *testing.T) {
 func isKept(t *testing.T, c *sageClient, i int) bool {
 	t.Helper()
 	e := sageEngine(t, sageConfig(2, 2))
-	return slices.Contains(e.runners[c.ID].(*sageClient).gen.keep, i)
+	return slices.Contains(sageClients(e)[c.ID].gen.keep, i)
 }
 
 // rowCols returns the columns of row i of the aggregation.
@@ -203,13 +214,13 @@ func applyRow(a *gnn.MeanAdj, i int, x []float64) float64 {
 // FedSage+APV across the phase boundary with 1, 2 and 5 workers, wanting
 // every matrix.
 func TestFedSagePlusDeterministicAcrossWorkers(t *testing.T) {
-	for _, algo := range []Algorithm{FedSagePlus, FedSageAPV} {
+	for _, algo := range []sim.Algorithm{FedSagePlus, FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) {
-			var runs [][]RoundReport
+			var runs [][]sim.RoundReport
 			for _, w := range []int{1, 2, 5} {
 				c := sageConfig(2, 4)
 				c.Algo, c.Workers = algo, w
-				runs = append(runs, stripTimes(runEngine(t, c, smallData(t, 7), WantAll).Reports()))
+				runs = append(runs, reports(run(t, c, smallData(t, 7), sim.WantAll)))
 			}
 			for i := 1; i < len(runs); i++ {
 				if !reflect.DeepEqual(runs[0], runs[i]) {
@@ -224,32 +235,58 @@ func TestFedSagePlusDeterministicAcrossWorkers(t *testing.T) {
 // last round (just after mending) and after it, resumes with another
 // worker count, and compares with an uninterrupted run.
 func TestFedSagePlusCheckpoint(t *testing.T) {
-	for _, algo := range []Algorithm{FedSagePlus, FedSageAPV} {
+	for _, algo := range []sim.Algorithm{FedSagePlus, FedSageAPV} {
 		t.Run(string(algo), func(t *testing.T) { sageCheckpoint(t, algo) })
 	}
 }
 
-func sageCheckpoint(t *testing.T, algo Algorithm) {
+func sageCheckpoint(t *testing.T, algo sim.Algorithm) {
 	c := sageConfig(2, 4)
 	c.Algo = algo
-	s := scenario{name: string(algo), cfg: c, knobs: map[int]float64{3: 4}}
-	dir := t.TempDir()
-	ref := s.engine(t, 2, nil) // no log: a log would add the ground-truth view to every round
-	s.runTo(t, ref, c.Rounds)
-	for _, at := range []int{1, 2, 3} {
-		ck := filepath.Join(dir, "run.ckpt")
-		a := s.engine(t, 1, nil)
-		s.runTo(t, a, at)
-		if err := a.SaveCheckpoint(ck); err != nil {
-			t.Fatal(err)
-		}
-		b, err := resumeFile(ck, smallData(t, 7), nil)
+	engine := func(workers int) *sim.Engine {
+		t.Helper()
+		c := c
+		c.Workers = workers
+		e, err := sim.New(c, smallData(t, 7), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.cfg.Workers = 3
-		s.runTo(t, b, c.Rounds)
-		if !reflect.DeepEqual(stripTimes(b.Reports()), stripTimes(ref.Reports())) {
+		return e
+	}
+	runTo := func(e *sim.Engine, n int) { // alpha changes to 4 before round 3
+		t.Helper()
+		for e.Round() < n {
+			if e.Round()+1 == 3 {
+				if err := e.SetKnob("alpha", 4); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dir := t.TempDir()
+	ref := engine(2) // no log: a log would add the ground-truth view to every round
+	runTo(ref, c.Rounds)
+	for _, at := range []int{1, 2, 3} {
+		ck := filepath.Join(dir, "run.ckpt")
+		a := engine(1)
+		runTo(a, at)
+		if err := a.SaveCheckpoint(ck); err != nil {
+			t.Fatal(err)
+		}
+		saved, err := sim.LoadCheckpoint(ck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved.Config.Workers = 3
+		b, err := saved.Resume(smallData(t, 7), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runTo(b, c.Rounds)
+		if !reflect.DeepEqual(reports(b), reports(ref)) {
 			t.Errorf("resumed after round %d: reports differ from the uninterrupted run's", at)
 		}
 	}
@@ -263,7 +300,7 @@ func TestFedSagePlusAnswerGradient(t *testing.T) {
 	if _, err := e.Step(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	k, j := e.runners[0].(*sageClient), e.runners[1].(*sageClient)
+	k, j := sageClients(e)[0], sageClients(e)[1]
 	net := k.gen.net
 	grad := make([]float64, len(net.FGen.Out.W))
 	net.FGen.Out.AttachGrad(grad)
@@ -279,10 +316,10 @@ func TestFedSagePlusAnswerGradient(t *testing.T) {
 	}
 	req.True = k.gen.trMiss
 	zeroGrads(net.FGen.Params())
-	if _, used := j.answer(req, len(e.runners)); !used {
+	if _, used := j.answer(req, len(sageClients(e))); !used {
 		t.Fatal("no neighbour generated: the check proves nothing")
 	}
-	loss := func() float64 { l, _ := j.answer(req, len(e.runners)); return req.Scale * l }
+	loss := func() float64 { l, _ := j.answer(req, len(sageClients(e))); return req.Scale * l }
 	ps := []*gnn.Param{net.FGen.FC1.Bias, net.FGen.Out.Bias}
 	var grads [][]float64
 	for _, p := range ps {
@@ -303,24 +340,132 @@ func relDiff(a, b []float64) float64 { return fdcheck.RelErr(a, b) }
 
 // TestFedSagePlusSettings checks the settings FedSage+ reads and refuses.
 func TestFedSagePlusSettings(t *testing.T) {
-	if got := AlgorithmSettings(FedSagePlus); !slices.Equal(got, []string{"gen_rounds", "gen_steps"}) {
+	if got := sim.AlgorithmSettings(FedSagePlus); !slices.Equal(got, []string{"gen_rounds", "gen_steps"}) {
 		t.Errorf("fedsage_plus settings %v", got)
 	}
 	for key, v := range map[string]string{"gen_rounds": "-1", "gen_steps": "0", "layers": "3"} {
+		var se *sim.SettingError
 		c := sageConfig(2, 4)
 		if err := c.Set(key, v); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Validate(); settingKey(err) != key {
+		if err := c.Validate(); !errors.As(err, &se) || se.Key != key {
 			t.Errorf("%s = %s: Validate says %v", key, v, err)
 		}
 	}
 	c := sageConfig(0, 2) // no generator: FedAvg of GraphSAGE on the graphs as they are
-	e := runEngine(t, c, smallData(t, 7))
+	e := run(t, c, smallData(t, 7))
 	if r := e.Reports()[0]; r.Phase != PhaseFedAvg || r.Weights == nil {
 		t.Errorf("gen_rounds 0: round 1 in phase %q with weights %v", r.Phase, r.Weights != nil)
 	}
-	if e.runners[0].(*sageClient).mend != nil {
+	if sageClients(e)[0].mend != nil {
 		t.Error("gen_rounds 0 mended a graph")
+	}
+}
+
+func apvSageConfig(genRounds, rounds int) sim.Config {
+	c := sageConfig(genRounds, rounds)
+	c.Algo = FedSageAPV
+	return c
+}
+
+// TestFedSageAPV runs two generator rounds and two mixing rounds of
+// FedSage+APV: its clients start NeighGen, the hidden nodes and the
+// classifier's first layer as FedSage+'s do at the same seed, its
+// classifier carries the APV, the server does not mix before the
+// generator phase's last round and mixes with softmax(alpha * APV cosine)
+// from it on, and the live sigma reaches the head.
+func TestFedSageAPV(t *testing.T) {
+	plain := sageEngine(t, sageConfig(2, 4))
+	e := sageEngine(t, apvSageConfig(2, 4))
+	for i, a := range sageClients(e) {
+		p := sageClients(plain)[i]
+		if a.head == nil || a.head.Score.APV != a.cls.Params()[len(a.cls.Params())-1] {
+			t.Fatalf("client %d: no APV head", i)
+		}
+		for j, q := range p.gen.net.Params() {
+			if !slices.Equal(q.Value, a.gen.net.Params()[j].Value) {
+				t.Errorf("client %d: NeighGen's %s starts unlike FedSage+'s", i, q.Name)
+			}
+		}
+		if !slices.Equal(a.gen.keep, p.gen.keep) {
+			t.Errorf("client %d: other hidden nodes than FedSage+'s", i)
+		}
+		if !slices.Equal(a.cls.Params()[0].Value, p.cls.Params()[0].Value) {
+			t.Errorf("client %d: the classifier's first layer starts unlike FedSage+'s", i)
+		}
+	}
+	if err := e.SetKnob(sim.KnobSigma, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range e.Reports() {
+		av := rep.Views[sim.SourceAPV]
+		if av == nil {
+			t.Fatalf("round %d: no APV view", rep.Round)
+		}
+		if rep.Round < 2 {
+			if rep.Weights != nil || rep.Phase != PhaseNeighGen {
+				t.Errorf("round %d: phase %q, weights %v", rep.Round, rep.Phase, rep.Weights != nil)
+			}
+			continue
+		}
+		if want := map[bool]string{true: PhaseNeighGen, false: PhaseAPVMix}[rep.Round <= 2]; rep.Phase != want {
+			t.Errorf("round %d: phase %q, want %q", rep.Round, rep.Phase, want)
+		}
+		if !reflect.DeepEqual(rep.Weights, sim.SoftmaxRows(av, rep.Alpha)) || rep.WeightsFrom != sim.SourceAPV {
+			t.Errorf("round %d: weights are not softmax(alpha * APV cosine)", rep.Round)
+		}
+		if rep.Weights[0][1] == rep.Weights[0][2] {
+			t.Errorf("round %d: uniform weights %v", rep.Round, rep.Weights[0])
+		}
+	}
+	sigmaRun := reports(e)
+	ref := reports(run(t, apvSageConfig(2, 4), smallData(t, 7)))
+	if reflect.DeepEqual(sigmaRun[0].Clients, ref[0].Clients) {
+		t.Error("sigma 0.5 gave the run of sigma 1: the knob does not reach the head")
+	}
+}
+
+// TestFedSageAPVAlignment checks FedSage+APV's alignment and its control
+// against sim's computation (sim.HeadSignatures, whose numbers sim's
+// tests check) from the head's embeddings, with the APV after the round
+// and the APV the head was built with.
+func TestFedSageAPVAlignment(t *testing.T) {
+	e := sageEngine(t, apvSageConfig(2, 4))
+	e.Want(sim.WantAlignment)
+	var start [][]float64
+	for _, c := range sageClients(e) {
+		start = append(start, slices.Clone(c.head.Score.APV.Value))
+	}
+	for round := 1; round <= 3; round++ {
+		rep, err := e.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range rep.Clients {
+			if m.Alignment == nil || m.AlignmentInit == nil {
+				t.Fatalf("round %d client %d: alignment %v, control %v", round, m.ID, m.Alignment, m.AlignmentInit)
+			}
+			h := sageClients(e)[i].head
+			var want sim.Update
+			sim.HeadSignatures(&sim.Message{Alignment: true}, &want, h.Score.APV.Value, nil, start[i], h.Hidden())
+			if *m.Alignment != *want.Alignment {
+				t.Errorf("round %d client %d: alignment %v, want %v", round, m.ID, *m.Alignment, *want.Alignment)
+			}
+			if *m.AlignmentInit != *want.AlignmentInit {
+				t.Errorf("round %d client %d: control %v, want %v", round, m.ID, *m.AlignmentInit, *want.AlignmentInit)
+			}
+		}
+	}
+}
+
+// TestFedSageAPVSettings checks the settings FedSage+APV reads (and so
+// its result key).
+func TestFedSageAPVSettings(t *testing.T) {
+	if got, want := sim.AlgorithmSettings(FedSageAPV), []string{"alpha", "partners", "gen_rounds", "gen_steps"}; !slices.Equal(got, want) {
+		t.Errorf("%s reads %v, want %v", FedSageAPV, got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package methods
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,11 +18,11 @@ import (
 // are stored as their little-endian bits (4 bytes an entry; gob would
 // spend 8 or 9).
 type sageState struct {
-	Gen      []ParamState  // NeighGen's float64 parameters
-	GenAdam  gnn.AdamState // the encoder's and dGen's
-	FGenAdam gnn.AdamState // fGen's float64 parameters
-	OutW     []byte        // fgen.out.weight
-	OutM     []byte        // its Adam moments
+	Gen      []sim.ParamState // NeighGen's float64 parameters
+	GenAdam  gnn.AdamState    // the encoder's and dGen's
+	FGenAdam gnn.AdamState    // fGen's float64 parameters
+	OutW     []byte           // fgen.out.weight
+	OutM     []byte           // its Adam moments
 	OutV     []byte
 	OutT     int
 
@@ -31,10 +32,10 @@ type sageState struct {
 }
 
 // State returns a copy of the client's state for a checkpoint.
-func (c *sageClient) State() (ClientState, error) {
-	s := ClientState{ID: c.ID, Adam: c.opt.State()}
+func (c *sageClient) State() (sim.ClientState, error) {
+	s := sim.ClientState{ID: c.ID, Adam: c.opt.State()}
 	for _, p := range c.cls.Params() {
-		s.Params = append(s.Params, ParamState{Name: p.Name, Value: append([]float64(nil), p.Value...)})
+		s.Params = append(s.Params, sim.ParamState{Name: p.Name, Value: append([]float64(nil), p.Value...)})
 	}
 	b, err := c.pcg.MarshalBinary()
 	if err != nil {
@@ -44,7 +45,7 @@ func (c *sageClient) State() (ClientState, error) {
 	var st sageState
 	if g := c.gen; g != nil {
 		for _, p := range g.net.Params() {
-			st.Gen = append(st.Gen, ParamState{Name: p.Name, Value: append([]float64(nil), p.Value...)})
+			st.Gen = append(st.Gen, sim.ParamState{Name: p.Name, Value: append([]float64(nil), p.Value...)})
 		}
 		st.GenAdam, st.FGenAdam = g.opt.State(), g.fopt.State()
 		st.OutW, st.OutM, st.OutV = bits32(g.net.FGen.Out.W), bits32(g.outOpt.M), bits32(g.outOpt.V)
@@ -66,7 +67,7 @@ func (c *sageClient) State() (ClientState, error) {
 
 // SetState restores a state returned by State of a client with the same
 // id, data and settings.
-func (c *sageClient) SetState(s ClientState) error {
+func (c *sageClient) SetState(s sim.ClientState) error {
 	if s.ID != c.ID {
 		return fmt.Errorf("client %d: the checkpoint holds client %d here", c.ID, s.ID)
 	}
@@ -130,7 +131,7 @@ func (c *sageClient) SetState(s ClientState) error {
 }
 
 // setParams copies checkpointed values into ps, checking names and sizes.
-func setParams(id int, ps []*gnn.Param, vs []ParamState) error {
+func setParams(id int, ps []*gnn.Param, vs []sim.ParamState) error {
 	if len(vs) != len(ps) {
 		return fmt.Errorf("client %d: %d parameter tensors in the checkpoint, the model has %d", id, len(vs), len(ps))
 	}

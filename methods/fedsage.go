@@ -1,12 +1,56 @@
-package sim
+package methods
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/sim"
 )
+
+// FedSage+ and its APV variant (docs/method.md#fedsage,
+// docs/method.md#the-apv-variants).
+const (
+	// FedSagePlus is FedSage+: NeighGen rounds, then FedAvg of a GraphSAGE
+	// classifier on the mended graphs.
+	FedSagePlus sim.Algorithm = "fedsage_plus"
+	// FedSageAPV is FedSage+APV: NeighGen unchanged; GraphSAGE + APV head,
+	// FedAux's mixing instead of FedAvg.
+	FedSageAPV sim.Algorithm = "fedsage_apv"
+)
+
+func fedSageMethods() []sim.Method {
+	apvKnobs := []string{"alpha", "partners"}
+	return []sim.Method{
+		{Name: FedSagePlus, Display: "FedSage+", Settings: sageSettings, Check: checkSage,
+			Describe: "FedSage+: NeighGen rounds (-gen_rounds) train missing-neighbour generators across clients, then FedAvg of GraphSAGE on the mended graphs",
+			New:      func(c *sim.Config) (sim.Strategy, error) { return newFedSagePlus(c), nil }},
+		{Name: FedSageAPV, Display: "FedSage+APV", Uses: apvKnobs, Settings: sageSettings, Check: checkSage,
+			Describe: "FedSage+APV: FedSage+'s NeighGen rounds, then GraphSAGE + APV head mixed by softmax(alpha * APV cosine) instead of FedAvg",
+			New:      func(c *sim.Config) (sim.Strategy, error) { return newFedSageAPV(c), nil }},
+	}
+}
+
+// sageSettings are FedSage+'s and FedSage+APV's settings.
+var sageSettings = []sim.Setting{
+	{Key: "gen_rounds", Type: sim.Int, Default: strconv.Itoa(defaultGenRounds), Check: sim.AtLeast(0),
+		Doc: "fedsage_plus, fedsage_apv: rounds of the generator phase (NeighGen and the local classifier), then FedAvg (fedsage_apv: APV mixing) on the mended graphs"},
+	{Key: "gen_steps", Type: sim.Int, Default: "1",
+		Doc: "fedsage_plus, fedsage_apv: Adam steps per generator round"},
+}
+
+// checkSage checks FedSage+'s and FedSage+APV's settings together.
+func checkSage(c *sim.Config) error {
+	if c.NumLayers() != 2 {
+		return &sim.SettingError{Key: "layers", Value: strconv.Itoa(c.Layers), Want: "2 (" + string(c.Algo) + "'s GraphSAGE networks have two layers)"}
+	}
+	if n := c.Options.Int("gen_steps"); n < 1 {
+		return &sim.SettingError{Key: "gen_steps", Value: strconv.Itoa(n), Want: ">= 1"}
+	}
+	return nil
+}
 
 // defaultGenRounds is FedSage+'s generator phase in OpenFGL
 // (fedsage_plus_config.py, gen_rounds = 10), which docs/method.md#fedsage adopts.
@@ -48,13 +92,16 @@ type fedSagePlus struct {
 	genRounds int
 	// weights holds |Tr_k| of every client, set by BuildRunners.
 	weights []float64
+	// relay is the generator phase's server, around the clients
+	// BuildRunners built.
+	relay *sageRelay
 }
 
-func newFedSagePlus(c *Config) Strategy {
+func newFedSagePlus(c *sim.Config) sim.Strategy {
 	return &fedSagePlus{genRounds: c.Options.Int("gen_rounds")}
 }
 
-func (*fedSagePlus) Name() Algorithm { return FedSagePlus }
+func (*fedSagePlus) Name() sim.Algorithm { return FedSagePlus }
 
 // Model leaves cfg as it is: the clients build their own models.
 func (*fedSagePlus) Model(*gnn.Config) {}
@@ -64,9 +111,9 @@ func (*fedSagePlus) Shares(*gnn.Param) bool { return true }
 
 // Mix returns no mixing before round GenRounds and, from it on, FedAvg
 // weights w_kl = |Tr_l| / sum_r |Tr_r| over the clients present.
-func (f *fedSagePlus) Mix(in *RoundInput) Mixing {
+func (f *fedSagePlus) Mix(in *sim.RoundInput) sim.Mixing {
 	if in.Round < f.genRounds {
-		return Mixing{}
+		return sim.Mixing{}
 	}
 	row := make([]float64, len(in.Updates))
 	var sum float64
@@ -81,7 +128,7 @@ func (f *fedSagePlus) Mix(in *RoundInput) Mixing {
 	for i := range w {
 		w[i] = row
 	}
-	return Mixing{W: w}
+	return sim.Mixing{W: w}
 }
 
 // phase names round's phase.
@@ -100,10 +147,11 @@ func (*fedSagePlus) MarshalState() ([]byte, error) { return nil, nil }
 func (*fedSagePlus) UnmarshalState([]byte) error { return nil }
 
 // BuildRunners builds one sageClient per subgraph around a shared relay.
-func (f *fedSagePlus) BuildRunners(cfg *Config, data *Data) ([]ClientRunner, error) {
+func (f *fedSagePlus) BuildRunners(cfg *sim.Config, data *sim.Data) ([]sim.ClientRunner, error) {
 	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.Options.Int("gen_rounds")}
+	f.relay = relay
 	f.weights = make([]float64, len(data.Clients))
-	runners := make([]ClientRunner, len(data.Clients))
+	runners := make([]sim.ClientRunner, len(data.Clients))
 	for i, c := range data.Clients {
 		if c.ID != i {
 			return nil, fmt.Errorf("fedsage_plus: client %d at position %d; want ids 0..K-1 in order", c.ID, i)
