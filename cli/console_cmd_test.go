@@ -97,14 +97,11 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestReplayLiveSetting steers a method's live setting in the console
-// (FedProx's mu, two local epochs so that it matters: 0.01 → 0.5 before
-// round 3, → 0 before round 5, six rounds) and replays the log headless:
-// every round line's metrics of the replay equal the console's, and they
-// differ from an unsteered run's after the change (the metrics of round 3
-// may not: its loss is taken before the second epoch's step).
-func TestReplayLiveSetting(t *testing.T) {
-	dir := t.TempDir()
+// steeredSession opens the console on the sbm preset (seed 7, 2 workers,
+// hidden 16, changed by tweak) at 120x40, logging to session.jsonl in
+// dir, and returns the console, its log and the log's path.
+func steeredSession(t *testing.T, dir string, tweak func(*sim.Config)) (*tui.Model, *sim.RunLog, string) {
+	t.Helper()
 	path := filepath.Join(dir, "session.jsonl")
 	log, err := sim.OpenRunLog(path)
 	if err != nil {
@@ -115,12 +112,27 @@ func TestReplayLiveSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := p.Config()
-	cfg.Seed, cfg.Workers, cfg.Hidden, cfg.Epochs, cfg.Algo = 7, 2, 16, 2, methods.FedProx
+	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
+	if tweak != nil {
+		tweak(&cfg)
+	}
 	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return m, log, path
+}
+
+// TestReplayLiveSetting steers a method's live setting in the console
+// (FedProx's mu, two local epochs so that it matters: 0.01 → 0.5 before
+// round 3, → 0 before round 5, six rounds) and replays the log headless:
+// every round line's metrics of the replay equal the console's, and they
+// differ from an unsteered run's after the change (the metrics of round 3
+// may not: its loss is taken before the second epoch's step).
+func TestReplayLiveSetting(t *testing.T) {
+	dir := t.TempDir()
+	m, log, path := steeredSession(t, dir, func(c *sim.Config) { c.Epochs, c.Algo = 2, methods.FedProx })
 	pressKeys(t, m, "nn")
 	pressKeys(t, m, "o0.5\r")
 	pressKeys(t, m, "nn")
@@ -170,22 +182,7 @@ func TestReplayLiveSetting(t *testing.T) {
 // refused.
 func TestReplaySteeredSession(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "session.jsonl")
-	log, err := sim.OpenRunLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := presets.Get("sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := p.Config()
-	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
-	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, log, path := steeredSession(t, dir, nil)
 	pressKeys(t, m, "nn")
 	pressKeys(t, m, "++>") // before round 3: alpha 10 → 12, sigma 1 → 2
 	pressKeys(t, m, "nn")
@@ -329,22 +326,7 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 // the console did, bit for bit.
 func TestReplaySwitchOnBranch(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "session.jsonl")
-	log, err := sim.OpenRunLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := presets.Get("sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := p.Config()
-	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
-	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, log, _ := steeredSession(t, dir, nil)
 	pressKeys(t, m, "nnfbnF")
 	// The picker offers fedaux (B's), fedavg_mask, fedpub_apv, local.
 	driveConsole(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyDown} })

@@ -17,14 +17,14 @@ func ablationMethods() []sim.Method {
 			Name: FedAvgMask, Display: "FedAvg_mask",
 			Describe: "ablation ii: FedAux client, uniform server weights (alpha = 0)",
 			New: func(c *sim.Config) (sim.Strategy, error) {
-				return fedAvgMask{source: c.Source, apvMix: c.APVMix}, nil
+				return fedAvgMask{variantOf(c)}, nil
 			},
 		},
 		{
 			Name: FedAuxHard, Display: "FedAux_hard", Uses: []string{"alpha", "partners"},
 			Describe: "ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
 			New: func(c *sim.Config) (sim.Strategy, error) {
-				return fedAuxHard{source: c.Source, apvMix: c.APVMix}, nil
+				return fedAuxHard{variantOf(c)}, nil
 			},
 		},
 	}
@@ -33,15 +33,10 @@ func ablationMethods() []sim.Method {
 // fedAvgMask is ablation (ii): FedAux's client (masked GCN with the APV
 // kernel) and uniform server weights, softmax(0 * S); the similarity S of
 // -sim is still computed and reported beside the weights.
-type fedAvgMask struct {
-	source sim.Source
-	apvMix bool
-}
+type fedAvgMask struct{ apvVariant }
 
-func (fedAvgMask) Name() sim.Algorithm        { return FedAvgMask }
-func (fedAvgMask) Model(cfg *gnn.Config)      { cfg.Masked, cfg.Kernel = true, true }
-func (f fedAvgMask) Uses() []sim.Source       { return []sim.Source{f.source} }
-func (f fedAvgMask) Shares(p *gnn.Param) bool { return sim.SharesAPV(p, f.apvMix) }
+func (fedAvgMask) Name() sim.Algorithm   { return FedAvgMask }
+func (fedAvgMask) Model(cfg *gnn.Config) { cfg.Masked, cfg.Kernel = true, true }
 func (f fedAvgMask) Mix(in *sim.RoundInput) sim.Mixing {
 	s := in.Views[f.source]
 	return sim.Mixing{W: sim.SoftmaxRows(s, 0), Similarity: s, Source: f.source}
@@ -51,15 +46,10 @@ func (f fedAvgMask) Mix(in *sim.RoundInput) sim.Mixing {
 // server, with the kernel aggregate replaced by a hard sort of the nodes
 // by their APV score followed by two 1-D convolutions (see
 // gnn.Config.Hard).
-type fedAuxHard struct {
-	source sim.Source
-	apvMix bool
-}
+type fedAuxHard struct{ apvVariant }
 
 func (fedAuxHard) Name() sim.Algorithm { return FedAuxHard }
 func (fedAuxHard) Model(cfg *gnn.Config) {
 	cfg.Masked, cfg.Kernel, cfg.Hard = true, true, true
 }
-func (f fedAuxHard) Uses() []sim.Source                { return []sim.Source{f.source} }
-func (f fedAuxHard) Shares(p *gnn.Param) bool          { return sim.SharesAPV(p, f.apvMix) }
 func (f fedAuxHard) Mix(in *sim.RoundInput) sim.Mixing { return sim.SimilarityMixing(in, f.source) }

@@ -8,8 +8,9 @@ import (
 	"github.com/fedaux/fedaux/sim"
 )
 
-// FED-PUB's and GCFL's server-cost steps, run on the uploads an engine's
-// last round received, must decide what that round decided, bit for bit.
+// The server-cost steps (FedAux's, sim.APVStep; FED-PUB's and GCFL's),
+// run on the uploads an engine's last round received, must decide what
+// that round decided, bit for bit.
 func TestServerStepsMatchTheEngine(t *testing.T) {
 	d := methods.SmallData(t, 3)
 	check := func(t *testing.T, e *sim.Engine, m sim.Mixing) {
@@ -25,6 +26,21 @@ func TestServerStepsMatchTheEngine(t *testing.T) {
 			t.Fatalf("%d rows of weights for %d clients", len(m.W), len(d.Clients))
 		}
 	}
+	t.Run("fedaux", func(t *testing.T) {
+		c := methods.SmallConfig(methods.FedAux)
+		c.Alpha = 7
+		e := methods.Run(t, c, d)
+		apvs, err := e.Uploads(sim.SourceAPV)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := sim.APVStep(apvs, c.Alpha)
+		check(t, e, step.Run())
+		check(t, e, step.Run()) // repeatable
+		if want := int64(len(apvs) * len(apvs[0]) * 8); step.Input != want {
+			t.Errorf("input %d bytes, want %d", step.Input, want)
+		}
+	})
 	t.Run("fedpub", func(t *testing.T) {
 		c := methods.SmallConfig(methods.FedPub)
 		e := methods.Run(t, c, d)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/internal/simtest"
 )
 
 // The helpers of sim's tests, internal (package sim) and external
@@ -15,24 +15,8 @@ import (
 // smallData is a 240-node SBM with 8 clients in 2 groups.
 func smallData(t testing.TB, seed uint64) *Data {
 	t.Helper()
-	cfg := graphio.DefaultSBM()
-	cfg.Nodes, cfg.Clients, cfg.Groups = 240, 8, 2
-	cfg.IntraProb = []float64{0.2, 0.4}
-	cfg.Classes = 3
-	cfg.Seed = seed
-	g, block, groups, err := graphio.GenerateSBM(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roles, err := graphio.SplitSeeded(g.N(), seed, graphio.DefaultTrainFrac, graphio.DefaultTestFrac)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients, err := graphio.Partition(g, block, roles, cfg.Clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses, Groups: groups}
+	f := simtest.Small(t, seed)
+	return &Data{Clients: f.Clients, NumFeatures: f.NumFeatures, NumClasses: f.NumClasses, Groups: f.Groups}
 }
 
 func smallConfig(algo Algorithm) Config {

@@ -1,46 +1,11 @@
 package sim_test
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
-
-// The server-cost steps, run on the uploads an engine's last round
-// received, must decide what that round decided, bit for bit.
-func TestServerStepsMatchTheEngine(t *testing.T) {
-	d := sim.SmallData(t, 3)
-	check := func(t *testing.T, e *sim.Engine, m sim.Mixing) {
-		t.Helper()
-		last := e.Reports()[len(e.Reports())-1]
-		if !reflect.DeepEqual(m.W, last.Weights) {
-			t.Errorf("weights\n%v\nwant\n%v", m.W, last.Weights)
-		}
-		if !reflect.DeepEqual(m.Similarity, last.Similarity) {
-			t.Errorf("similarity\n%v\nwant\n%v", m.Similarity, last.Similarity)
-		}
-		if len(m.W) != len(d.Clients) {
-			t.Fatalf("%d rows of weights for %d clients", len(m.W), len(d.Clients))
-		}
-	}
-	t.Run("fedaux", func(t *testing.T) {
-		c := sim.SmallConfig(methods.FedAux)
-		c.Alpha = 7
-		e := sim.RunEngine(t, c, d)
-		apvs, err := e.Uploads(sim.SourceAPV)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step := sim.APVStep(apvs, c.Alpha)
-		check(t, e, step.Run())
-		check(t, e, step.Run()) // repeatable
-		if want := int64(len(apvs) * len(apvs[0]) * 8); step.Input != want {
-			t.Errorf("input %d bytes, want %d", step.Input, want)
-		}
-	})
-}
 
 func TestUploadsNeedARound(t *testing.T) {
 	e, err := sim.New(sim.SmallConfig(methods.FedAux), sim.SmallData(t, 3), nil)
