@@ -46,6 +46,12 @@ func TestLiveSettingPrompt(t *testing.T) {
 	if scr := plain(m.Render()); !strings.Contains(scr, "mu 0.5") || strings.Contains(scr, "→0.5") {
 		t.Errorf("after round 2 the header should show mu 0.5 without an arrow:\n%s", scr)
 	}
+	// The help lists the method's settings as the next round uses them.
+	press(m, "?")
+	if scr := plain(m.Render()); !strings.Contains(scr, "fedprox's settings: mu 0.5 (live: o)") {
+		t.Errorf("the help lacks fedprox's settings:\n%s", scr)
+	}
+	press(m, "esc")
 	// A restart keeps the knobs as they are, mu included.
 	press(m, "R")
 	if m.cfg.Options.Float("mu") != 0.5 || m.engine.Knobs().Value("mu") != 0.5 || len(m.reports) != 0 {

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // Minimum useful sizes.
@@ -140,7 +143,7 @@ func (m *Model) Render() string {
 			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
 		}
 	case helping:
-		body := m.styles.Title.Render("keys")
+		body := m.styles.Title.Render("keys") + "  " + m.styles.Dim.Render(m.methodSettings())
 		for _, b := range m.keys.helpBlocks() {
 			body += "\n\n" + m.help.FullHelpView(b)
 		}
@@ -154,6 +157,26 @@ func (m *Model) Render() string {
 	}
 	parts = append(parts, fit(foot, w, fh))
 	return strings.Join(parts, "\n")
+}
+
+// methodSettings lists the algorithm's own settings as the next round
+// uses them, the live ones marked: "fedprox's settings: mu 0.5 (live:
+// o)"; "fedavg has no settings of its own".
+func (m *Model) methodSettings() string {
+	meth, _ := sim.LookupMethod(m.cfg.Algo)
+	if len(meth.Settings) == 0 {
+		return fmt.Sprintf("%s has no settings of its own", m.cfg.Algo)
+	}
+	k := m.Knobs()
+	var parts []string
+	for _, s := range meth.Settings {
+		v := k.Settings.String(s.Key)
+		if s.Live {
+			v = fmtKnob(k.Value(sim.Knob(s.Key))) + " (live: o)"
+		}
+		parts = append(parts, s.Key+" "+v)
+	}
+	return fmt.Sprintf("%s's settings: %s", m.cfg.Algo, strings.Join(parts, ", "))
 }
 
 // helpText explains what the keys do not.
