@@ -3,12 +3,14 @@ package methods_test
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -218,5 +220,52 @@ func TestEveryLiveSetting(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no registered method has a live setting")
+	}
+}
+
+// TestLiveSettingRollback: a round fails (a NaN gradient), the user
+// changes mu before the engine rolls back, and the run goes on: its
+// rounds are those of a run that changed mu before that round and never
+// failed, bit for bit (the strategy rebuilt after the recomputation).
+func TestLiveSettingRollback(t *testing.T) {
+	run := func(fail bool) []sim.RoundReport {
+		e := newEngine(t, proxConfig("0.01"))
+		if err := e.SetRollback(true); err != nil {
+			t.Fatal(err)
+		}
+		corrupt := false
+		hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+			if corrupt && client >= 1 {
+				ps[0].Grad[0] = math.NaN()
+			}
+		}}
+		if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SetKnob("mu", 0.2); err != nil { // before round 2
+			t.Fatal(err)
+		}
+		step(t, e, 2)
+		if fail {
+			corrupt = true
+			if _, err := e.Step(context.Background()); err == nil {
+				t.Fatal("round 3 did not fail")
+			}
+			corrupt = false
+		}
+		if err := e.SetKnob("mu", 0.5); err != nil {
+			t.Fatal(err)
+		}
+		if fail {
+			if _, _, err := e.Rollback(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step(t, e, 2)
+		return methods.Reports(e)
+	}
+	want, got := run(false), run(true)
+	if !reflect.DeepEqual(got, want) {
+		t.Error("after a failed round, a mu change and a rollback, the rounds differ from a run that never failed")
 	}
 }

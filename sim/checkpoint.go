@@ -365,11 +365,9 @@ func (e *Engine) restore(ck *Checkpoint) error {
 	// strategy is rebuilt with them before it takes its state.
 	knobs := ck.Knobs
 	knobs.Settings = liveSettings(e.cfg.Options, ck.Controls)
-	if e.liveChanged(knobs.Settings) {
-		e.knobs = knobs
-		if err := e.retune(); err != nil {
-			return err
-		}
+	e.knobs = knobs
+	if err := e.tune(); err != nil {
+		return err
 	}
 	if ss, ok := e.strategy.(Stateful); ok && ck.Strategy != nil {
 		if err := ss.UnmarshalState(ck.Strategy); err != nil {

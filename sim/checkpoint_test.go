@@ -46,7 +46,8 @@ type scenario struct {
 	name    string
 	cfg     sim.Config
 	dropout float64
-	knobs   map[int]float64 // round before which alpha changes
+	knobs   map[int]float64 // round before which the knob changes, and its value
+	knob    sim.Knob        // the knob: alpha when ""
 }
 
 func (s scenario) engine(t *testing.T, workers int, log *sim.RunLog) *sim.Engine {
@@ -81,7 +82,11 @@ func (s scenario) runTo(t *testing.T, e *sim.Engine, n int) {
 	t.Helper()
 	for e.Round() < n {
 		if a, ok := s.knobs[e.Round()+1]; ok {
-			if err := e.SetKnob("alpha", a); err != nil {
+			knob := s.knob
+			if knob == "" {
+				knob = "alpha"
+			}
+			if err := e.SetKnob(knob, a); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -111,10 +116,12 @@ func scenarios() []scenario {
 	c := sim.SmallConfig("fedaux")
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedaux-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20, 5: 1}})
-	// Spec 8b's baselines: FedGTA's personalised mixing, FedGNN's LDP noise
-	// (the clients' streams) and its expansion with clients missing; spec
-	// 12's APV variants of FED-PUB and FedGTA (FedSage+APV's clients are
-	// FedSage+'s: TestFedSagePlusCheckpoint).
+	// The baselines with state in their clients (docs/method.md#baselines):
+	// FedGTA's personalised mixing, FedGNN's LDP noise (the clients'
+	// streams) and its expansion with clients missing; the APV variant of
+	// FedGTA (docs/method.md#the-apv-variants; FedSage+APV's clients are
+	// FedSage+'s: TestFedSagePlusCheckpoint). FedProx with a change of its
+	// live mu: a rebuilt strategy and client side.
 	for _, algo := range []sim.Algorithm{methods.FedGTA, methods.FedGNN, methods.FedGTAAPV} {
 		c := sim.SmallConfig(algo)
 		c.Rounds = 6
@@ -123,6 +130,9 @@ func scenarios() []scenario {
 	c = sim.SmallConfig(methods.FedGNN)
 	c.Rounds = 6
 	out = append(out, scenario{name: "fedgnn-dropout", cfg: c, dropout: 0.35, knobs: map[int]float64{2: 20}})
+	c = sim.SmallConfig(methods.FedProx)
+	c.Rounds, c.Epochs = 6, 2
+	out = append(out, scenario{name: "fedprox-live-mu", cfg: c, knob: "mu", knobs: map[int]float64{3: 0.5}})
 	return out
 }
 

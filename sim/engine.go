@@ -99,6 +99,7 @@ type Engine struct {
 	strategy Strategy
 	runners  []ClientRunner
 	knobs    Knobs
+	tuned    Options // the method's settings the strategy was built with (see retune)
 	pending  []*Message
 	reports  []*RoundReport
 	log      *RunLog
@@ -153,7 +154,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners, Settings: cfg.Options}, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
+	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners, Settings: cfg.Options}, tuned: cfg.Options, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
 	if b, ok := st.(RunnerBuilder); ok { // clients of its own (FedSage+)
 		if e.runners, err = b.BuildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)

@@ -163,12 +163,17 @@ func liveSettings(o Options, controls []KnobChange) Options {
 	return k.Settings
 }
 
-// liveChanged reports whether o differs from the run's Options in a live
-// setting of the run's method.
-func (e *Engine) liveChanged(o Options) bool {
-	return slices.ContainsFunc(LiveSettings(e.cfg.Algo), func(s Setting) bool {
-		return o.String(s.Key) != e.cfg.Options.String(s.Key)
+// tune builds the strategy again when the live settings in e.knobs
+// differ from those it was built with (e.tuned): after a checkpoint's
+// knobs replace the engine's, or a rollback's recomputation ends.
+func (e *Engine) tune() error {
+	differ := slices.ContainsFunc(LiveSettings(e.cfg.Algo), func(s Setting) bool {
+		return e.knobs.Settings.String(s.Key) != e.tuned.String(s.Key)
 	})
+	if !differ {
+		return nil
+	}
+	return e.retune()
 }
 
 // retune builds the strategy again from the run's Config with the live
@@ -204,6 +209,6 @@ func (e *Engine) retune() error {
 			c.side = side
 		}
 	}
-	e.strategy = st
+	e.strategy, e.tuned = st, cfg.Options
 	return nil
 }

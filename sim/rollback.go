@@ -135,6 +135,9 @@ func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err erro
 		}
 	}
 	e.reports, e.controls, e.knobs, e.log, e.OnProgress = reports, controls, knobs, log, prog
+	if err := e.tune(); err != nil { // a live setting changed since the failure
+		return fail(err)
+	}
 	return good, good - ck.Round, nil
 }
 
