@@ -82,3 +82,21 @@ func BenchmarkAdam(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReLUBackward is the backward pass of a ReLU over a Computer-10
+// client's hidden layer, half its outputs positive.
+func BenchmarkReLUBackward(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := mat.NewDense(1375, 256, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	var r ReLU
+	r.Forward(x)
+	d := mat.DenseCopyOf(x)
+	stop := cputime.Start(b)
+	for b.Loop() {
+		r.Backward(d)
+	}
+	stop()
+}

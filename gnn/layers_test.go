@@ -195,6 +195,27 @@ func TestReLUGradient(t *testing.T) {
 	checkGrad(t, "input", copyData(l.Backward(r)), numGrad(loss, rawData(x)))
 }
 
+// TestReLUBackwardBits checks the backward pass's bits on special
+// values: dOut where the output is positive (NaN, infinities and -0
+// included), +0 where it is not (NaN, -0 and negative outputs).
+func TestReLUBackwardBits(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	x := mat.NewDense(1, 8, []float64{1, 2, 3, 4, -1, 0, math.Copysign(0, -1), nan})
+	g := mat.NewDense(1, 8, []float64{nan, -inf, math.Copysign(0, -1), -2.5, 7, nan, -3, inf})
+	var l ReLU
+	l.Forward(x)
+	got := l.Backward(g).RawRowView(0)
+	for j, v := range got {
+		want := 0.0
+		if x.At(0, j) > 0 {
+			want = g.At(0, j)
+		}
+		if math.Float64bits(v) != math.Float64bits(want) {
+			t.Errorf("entry %d: %v (bits %x), want %v (bits %x)", j, v, math.Float64bits(v), want, math.Float64bits(want))
+		}
+	}
+}
+
 func TestDropout(t *testing.T) {
 	const n, c = 200, 50
 	// 0.5 and 0.25 use 1- and 2-bit chunks of each draw, 0.3 whole draws.
