@@ -227,6 +227,25 @@ func TestDropoutDeterministic(t *testing.T) {
 	}
 }
 
+// TestNonFiniteUpdate: a parameter set to +Inf in the local step (its
+// gradient finite; Adam's step makes it NaN) fails the round, naming the
+// client and the entry.
+func TestNonFiniteUpdate(t *testing.T) {
+	e := scenarios()[1].engine(t, 1, nil) // fedavg
+	hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+		if client == 2 {
+			ps[0].Value[5] = math.Inf(1)
+		}
+	}}
+	if err := e.SetFaults(sim.Faults{Hooks: hooks}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.Step(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "client 2: parameter entry 5 is ") || !strings.Contains(err.Error(), " after training") {
+		t.Errorf("Step = %v, want client 2's parameter entry 5 named", err)
+	}
+}
+
 func TestSetFaultsValidates(t *testing.T) {
 	e := scenarios()[0].engine(t, 1, nil)
 	for _, p := range []float64{-0.1, 1, math.NaN()} {
