@@ -186,6 +186,11 @@ func (e *Engine) retune() error {
 	}
 	cfg := e.cfg
 	cfg.Options = e.knobs.Settings
+	if m, ok := LookupMethod(cfg.Algo); ok && m.Check != nil {
+		if err := m.Check(&cfg); err != nil { // the settings together
+			return err
+		}
+	}
 	st, err := newStrategy(&cfg)
 	if err != nil {
 		return err
