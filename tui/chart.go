@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
@@ -328,20 +329,29 @@ func (c *chartModel) drawRoundLabels(lc *linechart.Model, maxX int) {
 }
 
 // knobSymbol is the marker's head: α (alpha or auto α's partners), σ,
-// or * when both changed at round.
+// the first letter of a method's live setting (m for FedProx's mu), or *
+// when knobs of more than one of these kinds changed at round.
 func knobSymbol(cs []export.Control, round int) rune {
-	var a, s bool
+	kinds := map[rune]bool{}
 	for _, c := range cs {
-		if c.Round == round {
-			a = a || c.Name == "alpha" || c.Name == "partners" // auto α
-			s = s || c.Name == "sigma"
+		if c.Round != round {
+			continue
+		}
+		switch c.Name {
+		case "alpha", "partners": // auto α
+			kinds['α'] = true
+		case "sigma":
+			kinds['σ'] = true
+		default:
+			r, _ := utf8.DecodeRuneInString(string(c.Name))
+			kinds[r] = true
 		}
 	}
-	switch {
-	case a && s:
+	if len(kinds) > 1 {
 		return '*'
-	case s:
-		return 'σ'
+	}
+	for r := range kinds {
+		return r
 	}
 	return 'α'
 }

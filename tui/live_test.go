@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/export"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -70,5 +71,29 @@ func TestNoLiveSettings(t *testing.T) {
 	ev := flat(m.eventsView(len(m.events)))
 	if !strings.Contains(ev, "fedavg has no live settings") || !strings.Contains(ev, "fedprox mu") {
 		t.Errorf("events lack the reason:\n%s", ev)
+	}
+}
+
+// TestKnobSymbol: the chart's marker names the kind of knob that changed.
+func TestKnobSymbol(t *testing.T) {
+	for _, c := range []struct {
+		names []sim.Knob
+		want  rune
+	}{
+		{[]sim.Knob{"alpha"}, 'α'},
+		{[]sim.Knob{"partners"}, 'α'},
+		{[]sim.Knob{"sigma"}, 'σ'},
+		{[]sim.Knob{"mu"}, 'm'},
+		{[]sim.Knob{"eps1", "eps2"}, 'e'},
+		{[]sim.Knob{"alpha", "sigma"}, '*'},
+		{[]sim.Knob{"sigma", "tau"}, '*'},
+	} {
+		var cs []export.Control
+		for _, n := range c.names {
+			cs = append(cs, export.Control{Round: 4, Name: n}, export.Control{Round: 5, Name: "alpha"})
+		}
+		if got := knobSymbol(cs, 4); got != c.want {
+			t.Errorf("knobSymbol(%v) = %c, want %c", c.names, got, c.want)
+		}
 	}
 }
