@@ -124,6 +124,21 @@ func steeredSession(t *testing.T, dir string, tweak func(*sim.Config)) (*tui.Mod
 	return m, log, path
 }
 
+// steerSixRounds runs two rounds, presses before3, two rounds, before5,
+// two rounds, checks that the session is steered and at round 6, and
+// closes the console and its log.
+func steerSixRounds(t *testing.T, m *tui.Model, log *sim.RunLog, before3, before5 string) {
+	t.Helper()
+	for _, keys := range []string{"nn", before3, "nn", before5, "nn"} {
+		pressKeys(t, m, keys)
+	}
+	if !m.Steered() || m.Round() != 6 {
+		t.Fatalf("session: steered %v, %d rounds", m.Steered(), m.Round())
+	}
+	m.Close()
+	log.Close()
+}
+
 // TestReplayLiveSetting steers a method's live setting in the console
 // (FedProx's mu, two local epochs so that it matters: 0.01 → 0.5 before
 // round 3, → 0 before round 5, six rounds) and replays the log headless:
@@ -133,16 +148,7 @@ func steeredSession(t *testing.T, dir string, tweak func(*sim.Config)) (*tui.Mod
 func TestReplayLiveSetting(t *testing.T) {
 	dir := t.TempDir()
 	m, log, path := steeredSession(t, dir, func(c *sim.Config) { c.Epochs, c.Algo = 2, methods.FedProx })
-	pressKeys(t, m, "nn")
-	pressKeys(t, m, "o0.5\r")
-	pressKeys(t, m, "nn")
-	pressKeys(t, m, "o0\r")
-	pressKeys(t, m, "nn")
-	if !m.Steered() || m.Round() != 6 {
-		t.Fatalf("session: steered %v, %d rounds", m.Steered(), m.Round())
-	}
-	m.Close()
-	log.Close()
+	steerSixRounds(t, m, log, "o0.5\r", "o0\r")
 
 	replayLog := filepath.Join(dir, "replay.jsonl")
 	out := runOK(t, "-replay", path, "-log", replayLog, "-workers", "1")
@@ -183,16 +189,9 @@ func TestReplayLiveSetting(t *testing.T) {
 func TestReplaySteeredSession(t *testing.T) {
 	dir := t.TempDir()
 	m, log, path := steeredSession(t, dir, nil)
-	pressKeys(t, m, "nn")
-	pressKeys(t, m, "++>") // before round 3: alpha 10 → 12, sigma 1 → 2
-	pressKeys(t, m, "nn")
-	pressKeys(t, m, "-------<<<") // before round 5: alpha 12 → 5, sigma 2 → 0.2
-	pressKeys(t, m, "nn")
-	if !m.Steered() || m.Round() != 6 {
-		t.Fatalf("session: steered %v, %d rounds", m.Steered(), m.Round())
-	}
-	m.Close()
-	log.Close()
+	// Before round 3: alpha 10 → 12, sigma 1 → 2; before round 5: alpha
+	// 12 → 5, sigma 2 → 0.2.
+	steerSixRounds(t, m, log, "++>", "-------<<<")
 
 	replayLog := filepath.Join(dir, "replay.jsonl")
 	out := runOK(t, "-replay", path, "-log", replayLog, "-workers", "1")

@@ -23,11 +23,8 @@ import (
 // liveSetting returns the declaration of the live method setting key,
 // nil when no registered method declares key live.
 func liveSetting(key string) *Setting {
-	registry.RLock()
-	defer registry.RUnlock()
-	if s := registeredSetting(key); s != nil && s.Live {
-		c := *s
-		return &c
+	if s, ok := LookupSetting(key); ok && s.Live {
+		return &s
 	}
 	return nil
 }
