@@ -27,6 +27,15 @@ type Record struct {
 	FinalTest          float64 `json:"final_test"`
 	Seconds            float64 `json:"seconds"`
 	MedianRoundSeconds float64 `json:"median_round_seconds"`
+	// CPUSeconds is the CPU time the run used (every core, the garbage
+	// collector included; 0 where it is not known: records written
+	// before it was kept, a run resumed from such a checkpoint, or a
+	// system without the clock). Unlike Seconds it does not grow when
+	// other work shares the machine, so a table's CPU time over its
+	// cores is what the table costs the machine. Workers is the number
+	// of clients the run trained at once.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	Workers    int     `json:"workers,omitempty"`
 	// Metric is what the scores are (omitted for accuracy; rocauc for
 	// the binary heterophilous sets).
 	Metric sim.Metric `json:"metric,omitempty"`

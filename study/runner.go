@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fedaux/fedaux/internal/atomicfile"
+	"github.com/fedaux/fedaux/internal/proctime"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -143,7 +144,11 @@ type checkpointState struct {
 	Files        []sim.DataFile    `json:"files,omitempty"`
 	Labels       map[string]string `json:"labels,omitempty"`
 	Elapsed      float64           `json:"elapsed"`
-	Study        json.RawMessage   `json:"study,omitempty"`
+	// CPU is the process CPU time the cell had used (seconds), absent
+	// in checkpoints written before it was kept and where the system
+	// gives none.
+	CPU   *float64        `json:"cpu,omitempty"`
+	Study json.RawMessage `json:"study,omitempty"`
 }
 
 // Run runs the cells of the shard that the store does not hold, in
@@ -243,11 +248,11 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 		stop := context.AfterFunc(r.Interrupts.Context(), func() { cancel(context.Canceled) })
 		defer stop()
 	}
-	e, sc, elapsed, err := r.engine(c)
+	e, sc, before, err := r.engine(c)
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now().Add(-elapsed)
+	clock := startClock(before)
 	rec := r.recorder()
 	rec.Start(n, total, c, e.Round())
 	e.OnProgress = rec.Clients
@@ -265,7 +270,7 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 		if path == "" {
 			return nil
 		}
-		if err := r.save(e, c, sc, path, time.Since(start)); err != nil {
+		if err := r.save(e, c, sc, path, clock.spent()); err != nil {
 			return err
 		}
 		r.saved, r.savedRound = path, e.Round()
@@ -305,7 +310,7 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 	if err != nil {
 		return nil, err
 	}
-	res := newRecord(c, e, sc, s, time.Since(start), r.Shard)
+	res := newRecord(c, e, sc, s, clock.spent(), r.Shard)
 	if r.Finish != nil {
 		if err := r.Finish(c, e, sc, res); err != nil {
 			return nil, err
@@ -315,13 +320,13 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 }
 
 // newRecord makes the record of a finished cell.
-func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took time.Duration, shard Shard) *Record {
+func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took spent, shard Shard) *Record {
 	cfg := e.Config()
 	res := &Record{
 		Key: c.Key(), Scenario: c.Scenario.Name, Partition: c.Partition, Clients: sc.Partition,
 		Labels: c.Labels, Algo: cfg.Algo, Seed: cfg.Seed, Dropout: c.Dropout, Settings: settingsOf(cfg),
 		TestAtBestVal: s.TestAtBestVal, BestRound: s.BestRound, BestVal: s.BestVal, FinalTest: s.FinalTest,
-		Seconds: took.Seconds(), Numerics: sim.NumericsVersion, Version: presets.Version,
+		Seconds: took.wall.Seconds(), Workers: cfg.NumWorkers(), Numerics: sim.NumericsVersion, Version: presets.Version,
 		Finished: time.Now().UTC().Format(time.RFC3339), Shard: shard.String(), Metric: sc.Data.Metric,
 	}
 	var secs []float64
@@ -331,18 +336,54 @@ func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took
 		secs = append(secs, rep.Seconds)
 	}
 	res.MedianRoundSeconds = median(secs)
+	if took.cpuOK {
+		res.CPUSeconds = took.cpu.Seconds()
+	}
 	return res
+}
+
+// spent is what a cell has cost so far: wall time and the process's CPU
+// time (cpuOK false when either the system or a checkpoint written before
+// CPU time was kept could not tell).
+type spent struct {
+	wall, cpu time.Duration
+	cpuOK     bool
+}
+
+// A clock measures a cell from what it had spent before (in the run
+// that wrote its checkpoint). The process runs one cell at a time, so
+// its CPU time is the cell's.
+type clock struct {
+	before   spent
+	wall     time.Time
+	cpu      time.Duration
+	cpuStart bool
+}
+
+func startClock(before spent) clock {
+	c := clock{before: before, wall: time.Now()}
+	c.cpu, c.cpuStart = proctime.CPU()
+	return c
+}
+
+// spent returns what the cell has cost up to now.
+func (c clock) spent() spent {
+	s := spent{wall: c.before.wall + time.Since(c.wall)}
+	if now, ok := proctime.CPU(); ok && c.cpuStart && c.before.cpuOK {
+		s.cpu, s.cpuOK = c.before.cpu+now-c.cpu, true
+	}
+	return s
 }
 
 // engine returns the cell's engine: resumed from the cell's checkpoint
 // when there is one, else new, with its run line logged.
-func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration, error) {
+func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, spent, error) {
 	from := r.checkpointPath(c)
 	if from != "" {
 		// A process killed while saving this cell's checkpoint left its
 		// temporary file; this process runs the cell now.
 		if err := atomicfile.RemoveStale(from); err != nil {
-			return nil, nil, 0, fmt.Errorf("study: %w", err)
+			return nil, nil, spent{}, fmt.Errorf("study: %w", err)
 		}
 	}
 	if r.Resume != nil {
@@ -352,25 +393,29 @@ func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration,
 		if _, err := os.Stat(path); err == nil {
 			ck, err := sim.LoadCheckpoint(path)
 			if err != nil {
-				return nil, nil, 0, err
+				return nil, nil, spent{}, err
 			}
 			var st checkpointState
 			if err := json.Unmarshal(ck.Meta.App, &st); err == nil && st.Key == c.Key() {
 				e, sc, err := r.resume(c, ck, &st, path)
-				return e, sc, time.Duration(st.Elapsed * float64(time.Second)), err
+				before := spent{wall: time.Duration(st.Elapsed * float64(time.Second))}
+				if st.CPU != nil {
+					before.cpu, before.cpuOK = time.Duration(*st.CPU*float64(time.Second)), true
+				}
+				return e, sc, before, err
 			}
 		}
 	}
 	sc, err := c.Scenario.Build(r.env(c), c.Config.Seed)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("preset %s: %w", c.Scenario.Name, err)
+		return nil, nil, spent{}, fmt.Errorf("preset %s: %w", c.Scenario.Name, err)
 	}
 	e, err := sim.New(c.Config, sc.Data, nil)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, spent{}, err
 	}
 	if err := e.SetFaults(sim.Faults{Dropout: c.Dropout}); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, spent{}, err
 	}
 	// The scenario's facts (seconds on a large graph) only for a run
 	// that writes a log.
@@ -380,14 +425,14 @@ func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, time.Duration,
 	}
 	hb, err := json.Marshal(h)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, spent{}, err
 	}
 	if err := r.Log.Write(h); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, spent{}, err
 	}
 	e.SetLog(r.Log)
 	e.SetMeta(sim.Meta{Header: hb})
-	return e, sc, 0, nil
+	return e, sc, spent{cpuOK: true}, nil
 }
 
 // resume rebuilds the checkpoint's scenario, checks that its data files
@@ -418,10 +463,14 @@ func (r *Runner) resume(c *Cell, ck *sim.Checkpoint, st *checkpointState, path s
 }
 
 // save checkpoints e, the cell c, to path.
-func (r *Runner) save(e *sim.Engine, c *Cell, sc *presets.Scenario, path string, elapsed time.Duration) error {
+func (r *Runner) save(e *sim.Engine, c *Cell, sc *presets.Scenario, path string, took spent) error {
 	st := checkpointState{Key: c.Key(), Scenario: c.Scenario.Name, DataDir: r.Env.DataDir, Partition: c.Partition,
 		ScenarioFile: scenarioFile(c.Scenario), ScenarioText: scenarioText(c.Scenario),
-		Files: sc.Files, Labels: c.Labels, Elapsed: elapsed.Seconds()}
+		Files: sc.Files, Labels: c.Labels, Elapsed: took.wall.Seconds()}
+	if took.cpuOK {
+		cpu := took.cpu.Seconds()
+		st.CPU = &cpu
+	}
 	if r.State != nil {
 		var err error
 		if st.Study, err = r.State(); err != nil {

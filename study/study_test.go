@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/fedaux/fedaux/internal/proctime"
 	"github.com/fedaux/fedaux/internal/tiny"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
@@ -150,7 +153,7 @@ func TestParseShard(t *testing.T) {
 // numbers strips what differs between two runs of one cell.
 func numbers(r *Record) Record {
 	c := *r
-	c.Seconds, c.MedianRoundSeconds, c.Finished, c.Shard, c.Labels = 0, 0, "", "", nil
+	c.Seconds, c.MedianRoundSeconds, c.CPUSeconds, c.Workers, c.Finished, c.Shard, c.Labels = 0, 0, 0, 0, "", "", nil
 	return c
 }
 
@@ -231,6 +234,39 @@ func TestRunnerShardsResumeAndCheckpoints(t *testing.T) {
 		if !reflect.DeepEqual(numbers(a), numbers(b)) {
 			t.Errorf("%s: interrupted and resumed result differs from the uninterrupted one", c)
 		}
+		if _, ok := proctime.CPU(); ok && (b.CPUSeconds <= 0 || b.CPUSeconds > b.Seconds*float64(runtime.NumCPU())+1) {
+			t.Errorf("%s: cpu_seconds %g for %g s of wall time on %d CPUs", c, b.CPUSeconds, b.Seconds, runtime.NumCPU())
+		}
+		if b.Workers < 1 {
+			t.Errorf("%s: workers %d", c, b.Workers)
+		}
+	}
+}
+
+// TestClockCarriesCPU checks what a cell's clock reports across a
+// checkpoint: the CPU time spent before it is added to this process's,
+// and a checkpoint that did not keep it leaves the cell's CPU unknown
+// rather than counting only the part after the resume.
+func TestClockCarriesCPU(t *testing.T) {
+	if _, ok := proctime.CPU(); !ok {
+		t.Skip("no CPU clock on this system")
+	}
+	var x float64
+	spin := func() {
+		for i := range 5_000_000 {
+			x += float64(i)
+		}
+	}
+	c := startClock(spent{wall: 2 * time.Second, cpu: 3 * time.Second, cpuOK: true})
+	spin()
+	s := c.spent()
+	if !s.cpuOK || s.cpu <= 3*time.Second || s.wall <= 2*time.Second {
+		t.Errorf("resumed with 3 s of CPU: %+v (x %g)", s, x)
+	}
+	c = startClock(spent{wall: 2 * time.Second})
+	spin()
+	if s := c.spent(); s.cpuOK || s.cpu != 0 || s.wall <= 2*time.Second {
+		t.Errorf("resumed from a checkpoint without CPU time: %+v, want the CPU unknown", s)
 	}
 }
 

@@ -61,6 +61,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	fmt.Fprintf(&b, "Settings: %s; every other setting as the presets and `fedaux run` defaults. Raw runs: `results*.jsonl`.\n\n", settings)
 	finished, planned := 0, 0
 	took, tookBy := 0.0, map[sim.Algorithm]float64{}
+	cpu, withCPU := 0.0, 0
 	var body strings.Builder
 	for _, ds := range o.Datasets {
 		fmt.Fprintf(&body, "## %s%s\n\n| method |", presets.DatasetTitle(ds), o.metricNote(ds))
@@ -91,6 +92,10 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 						finished++
 						took += r.Seconds
 						tookBy[a] += r.Seconds
+						if r.CPUSeconds > 0 {
+							cpu += r.CPUSeconds
+							withCPU++
+						}
 					}
 				}
 				if len(accs) == 0 && slices.Contains(g.missing, name) {
@@ -117,7 +122,7 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 	}
 	fmt.Fprintf(&b, "Runs finished: %d of %d.\n\n", finished, planned)
 	if took > 0 {
-		fmt.Fprintf(&b, "%s %s (the sum of each finished run's wall time in the results files%s).\n\n", ComputeLine, hoursMinutes(took), largestShare(tookBy, took))
+		fmt.Fprintf(&b, "%s %s (the sum of each finished run's wall time in the results files%s)%s.\n\n", ComputeLine, hoursMinutes(took), largestShare(tookBy, took), cpuClause(cpu, withCPU, finished))
 	}
 	if len(g.missing) > 0 {
 		fmt.Fprintf(&b, "Skipped for want of data: %s.\n\n", strings.Join(g.missing, ", "))
@@ -131,6 +136,20 @@ func (o *Options) render(w io.Writer, g *grid, store *study.Store) error {
 // compute time: the one line that differs between renderings of the same
 // results computed at other times.
 const ComputeLine = "Compute time:"
+
+// cpuClause states the CPU time of the runs that record it: the cost to
+// the machine, which the sum of wall times overstates for runs that
+// shared it with other work and understates for runs on several cores.
+func cpuClause(cpu float64, with, finished int) string {
+	if with == 0 {
+		return ""
+	}
+	of := "every run"
+	if with < finished {
+		of = fmt.Sprintf("the %d of %d runs that record it", with, finished)
+	}
+	return fmt.Sprintf("; CPU time %s for %s", hoursMinutes(cpu), of)
+}
 
 // hoursMinutes formats seconds as "3 h 37 min" (or "12 min", "40 s").
 func hoursMinutes(secs float64) string {

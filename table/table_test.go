@@ -380,3 +380,22 @@ func TestHoursMinutes(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUClause checks the compute line's statement of CPU time: absent
+// when no run records it, "every run" when all do, and the count when
+// only some do (records written before CPU time was kept).
+func TestCPUClause(t *testing.T) {
+	for _, c := range []struct {
+		cpu            float64
+		with, finished int
+		want           string
+	}{
+		{0, 0, 4, ""},
+		{7260, 4, 4, "; CPU time 2 h 1 min for every run"},
+		{90, 1, 4, "; CPU time 2 min for the 1 of 4 runs that record it"},
+	} {
+		if got := cpuClause(c.cpu, c.with, c.finished); got != c.want {
+			t.Errorf("cpuClause(%g, %d, %d) = %q, want %q", c.cpu, c.with, c.finished, got, c.want)
+		}
+	}
+}

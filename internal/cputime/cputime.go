@@ -1,6 +1,10 @@
 package cputime
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/fedaux/fedaux/internal/proctime"
+)
 
 // Start begins measuring the CPU time of the whole process (every thread,
 // the garbage collector included) and returns the function that stops
@@ -14,9 +18,9 @@ import "testing"
 // Where the operating system does not report CPU time, nothing is
 // reported.
 func Start(b *testing.B) (stop func()) {
-	start, ok := now()
+	start, ok := proctime.CPU()
 	return func() {
-		end, ok2 := now()
+		end, ok2 := proctime.CPU()
 		if ok && ok2 && b.N > 0 {
 			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
 		}

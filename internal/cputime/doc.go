@@ -1,6 +1,6 @@
 // Package cputime reports the CPU time a benchmark uses, a steadier
 // measure than wall time on a machine that other work shares.
 //
-// It imports nothing of the project; benchmarks of gnn, internal/vec, sim
+// It reads the clock of internal/proctime; benchmarks of gnn, internal/vec, sim
 // and presets use it.
 package cputime
