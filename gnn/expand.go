@@ -129,7 +129,10 @@ func (e *Expansion) forward(out *mat.Dense, l *GCN) {
 		return
 	}
 	tmp := e.tmp.get(len(e.Rows), l.Out)
-	tmp.Mul(e.Remote, l.Weight.Matrix())
+	// The sums of rows of gonum's Dgemm (each element summed over the
+	// remote sums' columns in order from +0, zero entries skipped, each
+	// product and sum rounded) with the blocked kernels.
+	mulSkip(tmp, e.Remote, l.Weight.Matrix())
 	for i, u := range e.Rows {
 		axpy(out.RawRowView(u), 1, tmp.RawRowView(i))
 	}
@@ -144,8 +147,8 @@ func (e *Expansion) backward(dOut *mat.Dense, l *GCN) {
 	for i, u := range e.Rows {
 		copy(tmp.RawRowView(i), dOut.RawRowView(u))
 	}
-	d := e.dw.get(l.In, l.Out)
-	d.Mul(e.Remote.T(), tmp)
+	d := e.dw.zeros(l.In, l.Out)
+	mulTransAddSkip(d, e.Remote, tmp) // as gonum's Dgemm of Remote^T tmp sums them
 	g := l.Weight.GradMatrix()
 	g.Add(g, d)
 }

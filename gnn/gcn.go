@@ -102,7 +102,9 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 // sparseForward returns X (W . M) for a sparse X: row i is summed from
 // the rows of the effective weight that the entries of row i of X select,
 // in column order, each product and each sum rounded (vec.RowSums, the
-// rounding of the dense path's mulSkip), termRows rows at a time. A CSR
+// rounding of the dense path's mulSkip), termRows rows at a time, in
+// blocks of the weight's rows where rows have many entries
+// (terms.sumCompressed). A CSR
 // whose rows are not in increasing column order is walked by columns
 // instead (sparseForwardByColumns), which sums each row in column order
 // too.
@@ -118,19 +120,8 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	defer putTerms(b)
 	for i0 := 0; i0 < x.Rows; i0 += termRows {
 		i1 := min(i0+termRows, x.Rows)
-		lo, hi := x.Indptr[i0], x.Indptr[i1]
-		b.reset(i1-i0, 0)
-		if cap(b.t) < hi-lo {
-			b.t = make([]vec.Term, hi-lo)
-		}
-		b.t = b.t[:hi-lo]
-		for k := lo; k < hi; k++ {
-			b.t[k-lo] = vec.Term{Off: x.Indices[k] * w.Stride, A: x.Values[k]}
-		}
-		for i := i0; i < i1; i++ {
-			b.n[i-i0] = x.Indptr[i+1] - x.Indptr[i]
-		}
-		vec.RowSums(raw.Data[i0*raw.Stride:], raw.Stride, l.Out, w.Data, b.t, b.n, true)
+		b.sumCompressed(raw.Data[i0*raw.Stride:], raw.Stride, l.Out, w.Data, w.Stride, w.Rows,
+			x.Indptr, x.Indices, x.Values, b.rowRange(i0, i1))
 	}
 	return xw
 }
@@ -265,7 +256,7 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 // sparseBackward adds the weight (and mask) gradients for a sparse input:
 // row r of dL/d(W.M) = X^T dxw is summed from the rows of dxw of the
 // nodes that have feature r, in node order (vec.RowSums, termRows rows
-// at a time), then applied to the gradients of row r.
+// at a time, in blocks of nodes: terms.sumCompressed), then applied to the gradients of row r.
 func (l *GCN) sparseBackward(dxw *mat.Dense) {
 	raw := dxw.RawMatrix()
 	c := l.Out
@@ -275,15 +266,7 @@ func (l *GCN) sparseBackward(dxw *mat.Dense) {
 	blk := l.dweff.get(min(termRows, max(1, len(cols))), c).RawMatrix()
 	for q0 := 0; q0 < len(cols); q0 += termRows {
 		q1 := min(q0+termRows, len(cols))
-		b.reset(q1-q0, 0)
-		b.t = b.t[:0]
-		for q, r := range cols[q0:q1] {
-			for k := l.xt.ptr[r]; k < l.xt.ptr[r+1]; k++ {
-				b.t = append(b.t, vec.Term{Off: l.xt.idx[k] * raw.Stride, A: l.xt.val[k]})
-			}
-			b.n[q] = l.xt.ptr[r+1] - l.xt.ptr[r]
-		}
-		vec.RowSums(blk.Data, blk.Stride, c, raw.Data, b.t, b.n, true)
+		b.sumCompressed(blk.Data, blk.Stride, c, raw.Data, raw.Stride, raw.Rows, l.xt.ptr, l.xt.idx, l.xt.val, cols[q0:q1])
 		for q, r := range cols[q0:q1] {
 			row := blk.Data[q*blk.Stride : q*blk.Stride+c]
 			lo, hi := r*c, (r+1)*c

@@ -1,0 +1,97 @@
+package gnn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fedaux/fedaux/internal/vec"
+)
+
+// TestSumCompressedBlocksKeepBits checks that summing by blocks of the
+// source rows gives every element the bits of the one-call sum
+// (vec.RowSums over each row's terms in order), at every vector level,
+// on shapes that block (many entries a row, the source rows past a
+// multiple of the block and at one) and shapes that do not, with zeros,
+// negative zeros, infinities and NaNs among the values and the source,
+// empty rows, and rows given out of order.
+func TestSumCompressedBlocksKeepBits(t *testing.T) {
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e308}
+	for level := vec.Portable; level <= vec.Best(); level++ {
+		prev := vec.Use(level)
+		rng := rand.New(rand.NewPCG(21, 22))
+		for _, s := range []struct {
+			rows, srcRows, cols int
+			density             float64
+		}{
+			{40, 767, 37, 0.35}, {130, 300, 8, 0.9}, {17, 129, 64, 1}, {50, 1024, 5, 0.2},
+			{30, 1433, 33, 0.012}, {9, 128, 16, 1}, {64, 2000, 40, 0.5},
+		} {
+			name := fmt.Sprintf("%v/%dx%dx%d@%v", level, s.rows, s.srcRows, s.cols, s.density)
+			srcStride := s.cols + rng.IntN(3)
+			src := make([]float64, s.srcRows*srcStride)
+			for i := range src {
+				src[i] = rng.NormFloat64()
+				if rng.IntN(200) == 0 {
+					src[i] = specials[rng.IntN(len(specials))]
+				}
+			}
+			ptr := []int{0}
+			var idx []int
+			var val []float64
+			for r := 0; r < s.rows; r++ {
+				if r%11 != 5 { // every eleventh row is empty
+					for j := 0; j < s.srcRows; j++ {
+						if rng.Float64() < s.density {
+							v := rng.NormFloat64()
+							if rng.IntN(100) == 0 {
+								v = specials[rng.IntN(len(specials))]
+							}
+							idx, val = append(idx, j), append(val, v)
+						}
+					}
+				}
+				ptr = append(ptr, len(idx))
+			}
+			rows := rng.Perm(s.rows)
+			dstStride := s.cols + 1
+			got := make([]float64, len(rows)*dstStride)
+			want := make([]float64, len(rows)*dstStride)
+			for i := range got {
+				got[i], want[i] = float64(i), float64(i) // the gaps between rows must stay
+			}
+			var b terms
+			b.sumCompressed(got, dstStride, s.cols, src, srcStride, s.srcRows, ptr, idx, val, rows)
+			for q, r := range rows {
+				var ts []vec.Term
+				for k := ptr[r]; k < ptr[r+1]; k++ {
+					ts = append(ts, vec.Term{Off: idx[k] * srcStride, A: val[k]})
+				}
+				vec.RowSums(want[q*dstStride:], dstStride, s.cols, src, ts, []int{len(ts)}, true)
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%s: element %d (row %d, column %d) is %v (%#x), want %v (%#x)", name, i, i/dstStride, i%dstStride,
+						got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+				}
+			}
+		}
+		vec.Use(prev)
+	}
+}
+
+// TestSumCompressedBlocks checks which shapes are summed by blocks: the
+// Amazon sets' first layer (about 270 of 767 features a node) and its
+// backward (about 480 of 1375 nodes a feature) are, Cora's (18 of 1433)
+// is not.
+func TestSumCompressedBlocks(t *testing.T) {
+	for _, c := range []struct {
+		perRow, srcRows int
+		blocks          int
+	}{{270, 767, 6}, {480, 1375, 11}, {18, 1433, 1}, {100, 1000, 2}, {40, 128, 1}} {
+		if got := sourceBlocks(c.perRow*10, 10, c.srcRows); got != c.blocks {
+			t.Errorf("%d terms a row over %d source rows: %d blocks, want %d", c.perRow, c.srcRows, got, c.blocks)
+		}
+	}
+}
