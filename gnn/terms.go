@@ -323,50 +323,35 @@ func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64,
 		vec.RowSums(dst, dstStride, cols, src, t, b.n, true)
 		return
 	}
-	// The terms in block-major order: block 0's terms of every row, then
-	// block 1's; cnt[g*nr+q] counts block g's terms of row q.
-	if cap(b.n) < nb*nr {
-		b.n = make([]int, nb*nr)
+	// Block g holds the source rows [g<<shift, (g+1)<<shift); a row's
+	// entries are in increasing order, so each block's come together:
+	// cur[q] is where row q's entries of the next block start.
+	b.reset(nr, 0)
+	if cap(b.pos) < nr {
+		b.pos = make([]int, nr)
 	}
-	cnt := b.n[:nb*nr]
-	clear(cnt)
-	if cap(b.pos) < nb*nr {
-		b.pos = make([]int, nb*nr)
-	}
-	pos := b.pos[:nb*nr]
+	cur := b.pos[:nr]
+	most := 0
 	for q, r := range rows {
-		// Block g holds the source rows [g<<shift, (g+1)<<shift); a
-		// row's entries are in increasing order, so each block's come
-		// together.
-		for k := ptr[r]; k < ptr[r+1]; k++ {
-			cnt[(idx[k]>>shift)*nr+q]++
-		}
+		cur[q] = ptr[r]
+		most = max(most, ptr[r+1]-ptr[r])
 	}
-	p := 0
-	for g, c := range cnt {
-		pos[g] = p
-		p += c
+	if need := min(total, nr*most); cap(b.t) < need {
+		b.t = make([]vec.Term, need)
 	}
-	if cap(b.t) < total {
-		b.t = make([]vec.Term, total)
-	}
-	t := b.t[:total]
-	for q, r := range rows {
-		for k := ptr[r]; k < ptr[r+1]; k++ {
-			g := (idx[k]>>shift)*nr + q
-			t[pos[g]] = vec.Term{Off: idx[k] * srcStride, A: val[k]}
-			pos[g]++
-		}
-	}
-	p = 0
 	for g := range nb {
-		n := cnt[g*nr : (g+1)*nr]
-		m := 0
-		for _, c := range n {
-			m += c
+		lim := (g + 1) << shift
+		t := b.t[:cap(b.t)]
+		p := 0
+		for q, r := range rows {
+			k, end := cur[q], ptr[r+1]
+			for ; k < end && idx[k] < lim; k++ {
+				t[p] = vec.Term{Off: idx[k] * srcStride, A: val[k]}
+				p++
+			}
+			b.n[q] = k - cur[q]
+			cur[q] = k
 		}
-		vec.RowSums(dst, dstStride, cols, src, t[p:p+m], n, g == 0)
-		p += m
+		vec.RowSums(dst, dstStride, cols, src, t[:p], b.n, g == 0)
 	}
-	b.t = t
 }
