@@ -107,12 +107,33 @@ func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 	defer putTerms(b)
 	for i0 := 0; i0 < d.Rows; i0 += termRows {
 		i1 := min(i0+termRows, d.Rows)
+		if noZeros(xr.Data[i0*xr.Stride:], i1-i0, k, xr.Stride) {
+			// Every entry is a term: the rows share them.
+			vec.DenseSums(d.Data[i0*d.Stride:], d.Stride, m, wr.Data, wr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, 1, i1-i0, k, zero)
+			continue
+		}
 		b.reset(i1-i0, k)
 		for i := i0; i < i1; i++ {
 			b.nonzero(i-i0, xr.Data[i*xr.Stride:i*xr.Stride+k], wr.Stride)
 		}
 		vec.RowSums(d.Data[i0*d.Stride:], d.Stride, m, wr.Data, b.t, b.n, zero)
 	}
+}
+
+// noZeros reports whether the rows x cols block of x (stride) has no
+// zero entry (NaN is not zero), so that a product skipping the zeros
+// of x takes every entry of the block: vec.DenseSums instead of terms.
+func noZeros(x []float64, rows, cols, stride int) bool {
+	for i := range rows {
+		zeros := 0
+		for _, v := range x[i*stride : i*stride+cols] {
+			zeros += b2i(v == 0)
+		}
+		if zeros > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // convAddSkip adds to each row i of dst (N x m) the sum over the taps t
@@ -158,6 +179,12 @@ func mulTransAddSkip(dst, x, p *mat.Dense) {
 	defer putTerms(b)
 	for i0 := 0; i0 < xr.Rows; i0 += transBlock {
 		i1 := min(i0+transBlock, xr.Rows)
+		if noZeros(xr.Data[i0*xr.Stride:], i1-i0, k, xr.Stride) {
+			// Row j of dst takes every row of the block, with the
+			// coefficients of column j of x.
+			vec.DenseSums(d.Data, d.Stride, m, pr.Data[i0*pr.Stride:], pr.Stride, xr.Data[i0*xr.Stride:], 1, xr.Stride, k, i1-i0, false)
+			continue
+		}
 		b.byColumns(xr.Data[i0*xr.Stride:], i1-i0, k, xr.Stride, i0, pr.Stride)
 		vec.RowSums(d.Data, d.Stride, m, pr.Data, b.t, b.n, false)
 	}

@@ -232,3 +232,24 @@ func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, 
 //
 //go:noescape
 func rowSumsAtAVX512(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool)
+
+func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
+	if level < AVX512 || cols <= 8 {
+		denseSumsGo(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
+		return
+	}
+	if g := rows &^ 3; g > 0 {
+		denseSumsAVX512(dst, stride, cols, src, srcStride, a, rs, ts, g, terms, zero)
+	}
+	if g := rows &^ 3; g < rows {
+		denseSumsGo(dst[g*stride:], stride, cols, src, srcStride, a[g*rs:], rs, ts, rows-g, terms, zero)
+	}
+}
+
+// denseSumsAVX512 is denseSumsGo for checked arguments and rows a
+// multiple of four: it walks the columns in strips of 32 and, in each
+// strip, the rows four at a time, their sums in sixteen registers, each
+// source row's strip loaded once for the four.
+//
+//go:noescape
+func denseSumsAVX512(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)

@@ -29,3 +29,7 @@ func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []i
 func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
 	rowSumsAtGo(dst, off, cols, src, terms, n, zero)
 }
+
+func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
+	denseSumsGo(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
+}

@@ -1,0 +1,199 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Registers of denseSumsAVX512.
+#define STR DX   // stride of dst in bytes
+#define PDST DI  // &dst[row*stride + P] of the current group
+#define LEFT R13 // groups of four rows left in the strip
+#define P R14    // first column of the strip
+#define RS R8    // rs in bytes
+#define RS3 R9   // 3*rs in bytes
+#define TS R10   // ts in bytes
+#define SS R11   // srcStride in bytes
+#define PC R12   // &a[row*rs + t*ts] of the group's first row
+#define PS SI    // &src[t*srcStride + P]
+#define PG R15   // &a[row*rs] of the group's first row
+
+// DROW multiplies the strip of the source row (Z16-Z19) by the
+// coefficient C (the coefficient first, as in addScaledNAVX512) into
+// Z24-Z27 and adds the products to the row's accumulators A0-A3
+// (acc+product), each operation rounded.
+#define DROW(C, A0, A1, A2, A3) \
+	VMULPD Z16, C, Z24 \
+	VMULPD Z17, C, Z25 \
+	VMULPD Z18, C, Z26 \
+	VMULPD Z19, C, Z27 \
+	VADDPD Z24, A0, A0 \
+	VADDPD Z25, A1, A1 \
+	VADDPD Z26, A2, A2 \
+	VADDPD Z27, A3, A3
+
+// func denseSumsAVX512(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)
+TEXT ·denseSumsAVX512(SB), NOSPLIT, $0-129
+	MOVQ stride+24(FP), STR
+	SHLQ $3, STR
+	MOVQ rs+96(FP), RS
+	SHLQ $3, RS
+	LEAQ (RS)(RS*2), RS3
+	MOVQ ts+104(FP), TS
+	SHLQ $3, TS
+	MOVQ srcStride+64(FP), SS
+	SHLQ $3, SS
+	XORQ P, P
+
+strip: // columns P .. P+31 of every row; masks K1-K4 have the lanes of each register
+	MOVQ cols+32(FP), BX
+	SUBQ P, BX // columns left
+	MOVQ    BX, CX
+	SUBQ    $0, CX
+	MOVQ    $8, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	XORQ    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $1, AX
+	SHLQ    CX, AX
+	DECQ    AX
+	KMOVW   AX, K1
+	MOVQ    BX, CX
+	SUBQ    $8, CX
+	MOVQ    $8, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	XORQ    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $1, AX
+	SHLQ    CX, AX
+	DECQ    AX
+	KMOVW   AX, K2
+	MOVQ    BX, CX
+	SUBQ    $16, CX
+	MOVQ    $8, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	XORQ    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $1, AX
+	SHLQ    CX, AX
+	DECQ    AX
+	KMOVW   AX, K3
+	MOVQ    BX, CX
+	SUBQ    $24, CX
+	MOVQ    $8, AX
+	CMPQ    CX, AX
+	CMOVQGT AX, CX
+	XORQ    AX, AX
+	CMPQ    CX, AX
+	CMOVQLT AX, CX
+	MOVQ    $1, AX
+	SHLQ    CX, AX
+	DECQ    AX
+	KMOVW   AX, K4
+
+	MOVQ dst_base+0(FP), PDST
+	LEAQ (PDST)(P*8), PDST
+	MOVQ a_base+72(FP), PG
+	MOVQ rows+112(FP), LEFT
+	SHRQ $2, LEFT
+
+group: // rows r .. r+3: their coefficients at PC, PC+rs, PC+2rs, PC+3rs
+	TESTQ LEFT, LEFT
+	JZ    next
+	CMPB  zero+128(FP), $0
+	JEQ   load4
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	JMP    sum4
+
+load4:
+	LEAQ      (STR)(STR*2), AX
+	VMOVUPD.Z (PDST), K1, Z0
+	VMOVUPD.Z 64(PDST), K2, Z1
+	VMOVUPD.Z 128(PDST), K3, Z2
+	VMOVUPD.Z 192(PDST), K4, Z3
+	VMOVUPD.Z (PDST)(STR*1), K1, Z4
+	VMOVUPD.Z 64(PDST)(STR*1), K2, Z5
+	VMOVUPD.Z 128(PDST)(STR*1), K3, Z6
+	VMOVUPD.Z 192(PDST)(STR*1), K4, Z7
+	VMOVUPD.Z (PDST)(STR*2), K1, Z8
+	VMOVUPD.Z 64(PDST)(STR*2), K2, Z9
+	VMOVUPD.Z 128(PDST)(STR*2), K3, Z10
+	VMOVUPD.Z 192(PDST)(STR*2), K4, Z11
+	VMOVUPD.Z (PDST)(AX*1), K1, Z12
+	VMOVUPD.Z 64(PDST)(AX*1), K2, Z13
+	VMOVUPD.Z 128(PDST)(AX*1), K3, Z14
+	VMOVUPD.Z 192(PDST)(AX*1), K4, Z15
+
+sum4:
+	MOVQ PG, PC
+	MOVQ src_base+40(FP), PS
+	LEAQ (PS)(P*8), PS
+	MOVQ terms+120(FP), BX
+	TESTQ BX, BX
+	JZ    store4
+
+loop4: // term t: one source row for the four rows
+	VMOVUPD.Z    (PS), K1, Z16
+	VMOVUPD.Z    64(PS), K2, Z17
+	VMOVUPD.Z    128(PS), K3, Z18
+	VMOVUPD.Z    192(PS), K4, Z19
+	VBROADCASTSD (PC), Z20
+	VBROADCASTSD (PC)(RS*1), Z21
+	VBROADCASTSD (PC)(RS*2), Z22
+	VBROADCASTSD (PC)(RS3*1), Z23
+	DROW(Z20, Z0, Z1, Z2, Z3)
+	DROW(Z21, Z4, Z5, Z6, Z7)
+	DROW(Z22, Z8, Z9, Z10, Z11)
+	DROW(Z23, Z12, Z13, Z14, Z15)
+	ADDQ SS, PS
+	ADDQ TS, PC
+	DECQ BX
+	JNZ  loop4
+
+store4:
+	LEAQ    (STR)(STR*2), AX
+	VMOVUPD Z0, K1, (PDST)
+	VMOVUPD Z1, K2, 64(PDST)
+	VMOVUPD Z2, K3, 128(PDST)
+	VMOVUPD Z3, K4, 192(PDST)
+	VMOVUPD Z4, K1, (PDST)(STR*1)
+	VMOVUPD Z5, K2, 64(PDST)(STR*1)
+	VMOVUPD Z6, K3, 128(PDST)(STR*1)
+	VMOVUPD Z7, K4, 192(PDST)(STR*1)
+	VMOVUPD Z8, K1, (PDST)(STR*2)
+	VMOVUPD Z9, K2, 64(PDST)(STR*2)
+	VMOVUPD Z10, K3, 128(PDST)(STR*2)
+	VMOVUPD Z11, K4, 192(PDST)(STR*2)
+	VMOVUPD Z12, K1, (PDST)(AX*1)
+	VMOVUPD Z13, K2, 64(PDST)(AX*1)
+	VMOVUPD Z14, K3, 128(PDST)(AX*1)
+	VMOVUPD Z15, K4, 192(PDST)(AX*1)
+	LEAQ (PDST)(STR*4), PDST
+	LEAQ (PG)(RS*4), PG
+	DECQ LEFT
+	JMP  group
+
+next:
+	ADDQ $32, P
+	CMPQ P, cols+32(FP)
+	JL   strip
+	VZEROUPPER
+	RET
