@@ -184,7 +184,7 @@ func TestDot(t *testing.T) {
 		for _, n := range lengths {
 			for _, off := range offsets {
 				x, _ := randVec(rng, n, off)
-				ys := make([][]float64, 11)
+				ys := make([][]float64, 27) // DotN takes eight, then four, then one at a time
 				for i := range ys {
 					ys[i], _ = randVec(rng, n, offsets[(i+1)%len(offsets)])
 				}
@@ -216,7 +216,7 @@ func TestDot(t *testing.T) {
 						}
 					}
 				}
-				for _, k := range []int{0, 1, 3, 4, 5, 8, 11} {
+				for _, k := range []int{0, 1, 3, 4, 5, 8, 11, 12, 16, 21, 27} {
 					dst, backing := randVec(rng, k, 1)
 					DotN(dst, x, ys[:k])
 					checkGuards(t, backing, 1, k)
