@@ -81,8 +81,8 @@ type backbone32 struct {
 	xs        *CSR
 	xd        *mat.Dense
 	x32       []float32 // dense features in float32
-	xRows     terms32   // sparse features by rows, on the first weight
-	xCols     terms32   // sparse features by columns, on dL/d(X W)
+	xRows     blocked32 // sparse features by rows, on the first weight
+	xCols     blocked32 // sparse features by columns, on dL/d(X W)
 
 	train bool // the last forward's mode
 }
@@ -122,8 +122,11 @@ func (b *backbone32) useInput(in Input, hidden, first int) {
 	}
 	if in.X.Sparse != nil && in.X.Sparse != b.xs {
 		b.xs, b.xd, b.x32 = in.X.Sparse, nil, nil
-		b.xRows.csrTerms(in.X.Sparse, first)
-		b.xCols.csrColumnTerms(in.X.Sparse, first)
+		x := in.X.Sparse
+		b.xRows.build(x.Rows, x.Cols, x.Indptr, x.Indices, x.Values, first)
+		var t cscMatrix
+		t.build(x)
+		b.xCols.build(x.Cols, x.Rows, t.ptr, t.idx, t.val, first)
 	}
 	if in.X.Dense != nil && in.X.Dense != b.xd {
 		b.xs, b.xd = nil, in.X.Dense
@@ -223,13 +226,14 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 		}
 		b.propTerms.sum(l.dxw, d, l.d) // A_hat is symmetric
 		l.dweff = grow32(l.dweff, ll.In*d)
-		cols := &b.xCols
 		if l.x != nil {
 			l.terms.denseColumnTerms(l.x, n, ll.In, d)
-			cols = &l.terms
+			l.terms.sum(l.dweff, d, l.dxw)
+			l.addGrads(ll, l.terms.n, !b.train)
+		} else {
+			b.xCols.sum(l.dweff, d, l.dxw)
+			l.addGrads(ll, b.xCols.count, !b.train)
 		}
-		cols.sum(l.dweff, d, l.dxw)
-		l.addGrads(ll, cols.n, !b.train)
 		if i == 0 {
 			break
 		}

@@ -39,28 +39,6 @@ func (b *terms32) csrTerms(c *CSR, stride int) {
 	}
 }
 
-// csrColumnTerms sets b to the columns of c as terms on a matrix of
-// stride columns: row j (a column of c) sums c_ij times row i, in the
-// order of i.
-func (b *terms32) csrColumnTerms(c *CSR, stride int) {
-	b.reset(c.Cols)
-	for _, j := range c.Indices {
-		b.n[j]++
-	}
-	pos := make([]int, c.Cols+1)
-	for j, k := range b.n {
-		pos[j+1] = pos[j] + k
-	}
-	b.t = append(b.t[:0], make([]vec.Term32, len(c.Indices))...)
-	for i := 0; i < c.Rows; i++ {
-		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
-			j := c.Indices[k]
-			b.t[pos[j]] = vec.Term32{Off: i * stride, A: float32(c.Values[k])}
-			pos[j]++
-		}
-	}
-}
-
 // denseTerms sets b to the non-zero entries of x (rows x cols) by rows,
 // as terms on a matrix of stride columns. It writes every entry and
 // advances past the non-zero ones, without a branch on the data.
@@ -197,5 +175,71 @@ func denseFromF32(m *mat.Dense, x []float32) {
 		for j, v := range x[i*c : (i+1)*c] {
 			row[j] = float64(v)
 		}
+	}
+}
+
+// blocked32 is a product's terms kept in blocks of the source rows, as
+// terms.sumCompressed sums them: block g's terms of every row (in each
+// row's order), then block g+1's, so that a block's strip of the source
+// stays in the first-level cache while every row reads it. The float32
+// layers keep their sparse input's terms so for the whole run.
+type blocked32 struct {
+	t     []vec.Term32
+	n     [][]int // per block, the count of every row
+	count []int   // per row, its terms in all blocks
+}
+
+// build sets b to the compressed rows (ptr, idx, val) of rows rows as
+// terms on a matrix of stride columns with srcRows rows: row r sums
+// val[k] times row idx[k] for its entries k in order. When idx does not
+// increase within every row, or rows have few terms, it keeps one block.
+func (b *blocked32) build(rows, srcRows int, ptr, idx []int, val []float64, stride int) {
+	total := ptr[rows] - ptr[0]
+	b.count = make([]int, rows)
+	sorted := true
+	for r := range rows {
+		b.count[r] = ptr[r+1] - ptr[r]
+		for k := ptr[r] + 1; k < ptr[r+1] && sorted; k++ {
+			sorted = idx[k] > idx[k-1]
+		}
+	}
+	nb, shift := 1, 62
+	if sorted && rows > 0 {
+		shift = blockShiftFor(total, rows, srcRows)
+		nb = (srcRows + 1<<shift - 1) >> shift
+	}
+	b.n = make([][]int, nb)
+	for g := range b.n {
+		b.n[g] = make([]int, rows)
+	}
+	b.t = make([]vec.Term32, 0, total)
+	cur := make([]int, rows)
+	for r := range rows {
+		cur[r] = ptr[r]
+	}
+	for g := range nb {
+		lim := (g + 1) << shift
+		for r := range rows {
+			k := cur[r]
+			for ; k < ptr[r+1] && (nb == 1 || idx[k] < lim); k++ {
+				b.t = append(b.t, vec.Term32{Off: idx[k] * stride, A: float32(val[k])})
+			}
+			b.n[g][r] = k - cur[r]
+			cur[r] = k
+		}
+	}
+}
+
+// sum sets dst (one row of cols per row of b) to the sums of b's terms
+// on src, block after block.
+func (b *blocked32) sum(dst []float32, cols int, src []float32) {
+	t := b.t
+	for g, n := range b.n {
+		m := 0
+		for _, c := range n {
+			m += c
+		}
+		vec.RowSums32(dst, cols, cols, src, t[:m], n, g == 0)
+		t = t[m:]
 	}
 }
