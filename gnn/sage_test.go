@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -341,5 +342,61 @@ func TestAdam32TracksAdam(t *testing.T) {
 		if d := math.Abs(float64(v) - p.Value[i]); d > 1e-5 {
 			t.Fatalf("entry %d: float32 Adam at %v, float64 Adam at %v", i, v, p.Value[i])
 		}
+	}
+}
+
+// adam32Ref is Adam32.Step as it was written before it called vec.Adam:
+// the loop of its doc comment, element by element.
+func adam32Ref(a *Adam32, w []float32, g []float64) {
+	a.T++
+	t := float64(a.T)
+	b1, b2, wd, eps := a.Beta1, a.Beta2, a.WeightDecay, a.Eps
+	stepSize := a.LR / (1 - math.Pow(b1, t))
+	invBC2 := 1 / math.Sqrt(1-math.Pow(b2, t))
+	for i, x32 := range w {
+		x := float64(x32)
+		gi := g[i] + float64(wd*x)
+		mi := float64(b1*float64(a.M[i])) + float64((1-b1)*gi)
+		vi := float64(b2*float64(a.V[i])) + float64(float64((1-b2)*gi)*gi)
+		a.M[i], a.V[i] = float32(mi), float32(vi)
+		w[i] = float32(x - float64(stepSize*mi)/(float64(math.Sqrt(vi)*invBC2)+eps))
+	}
+}
+
+// TestAdam32Bits checks Adam32.Step against the element-by-element loop,
+// bit for bit, at every vector level, over several steps, on lengths
+// around its chunk, with zeros, negative zeros, infinities and NaNs among
+// the gradients.
+func TestAdam32Bits(t *testing.T) {
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.NaN(), 1e30}
+	for level := vec.Portable; level <= vec.Best(); level++ {
+		prev := vec.Use(level)
+		rng := rand.New(rand.NewPCG(51, 52))
+		for _, n := range []int{1, 7, adam32Chunk, adam32Chunk + 9, 3*adam32Chunk + 1} {
+			a, ref := NewAdam32(n, 0.01, 1e-4), NewAdam32(n, 0.01, 1e-4)
+			w := make([]float32, n)
+			for i := range w {
+				w[i] = float32(rng.NormFloat64())
+			}
+			wr := slices.Clone(w)
+			for step := range 4 {
+				g := make([]float64, n)
+				for i := range g {
+					g[i] = rng.NormFloat64()
+					if rng.IntN(40) == 0 {
+						g[i] = specials[rng.IntN(len(specials))]
+					}
+				}
+				a.Step(w, g)
+				adam32Ref(ref, wr, g)
+				for i := range w {
+					if math.Float32bits(w[i]) != math.Float32bits(wr[i]) || math.Float32bits(a.M[i]) != math.Float32bits(ref.M[i]) ||
+						math.Float32bits(a.V[i]) != math.Float32bits(ref.V[i]) {
+						t.Fatalf("%v n=%d step %d entry %d: w %v m %v v %v, want %v %v %v", level, n, step, i, w[i], a.M[i], a.V[i], wr[i], ref.M[i], ref.V[i])
+					}
+				}
+			}
+		}
+		vec.Use(prev)
 	}
 }

@@ -165,10 +165,7 @@ func (l *SlotLinear) eachTile(rows func(s, a0, a1 int), fn func(s, a0, a1, c0, c
 				tile := l.tile[:(a1-a0)*tw]
 				for a := a0; a < a1; a++ {
 					src := l.W[a*stride+s*l.Width+c0 : a*stride+s*l.Width+c1]
-					dst := tile[(a-a0)*tw : (a-a0)*tw+c1-c0]
-					for j, v := range src {
-						dst[j] = float64(v)
-					}
+					vec.From32(tile[(a-a0)*tw:(a-a0)*tw+c1-c0], src)
 				}
 				fn(s, a0, a1, c0, c1, tile)
 			}
@@ -278,6 +275,8 @@ type Adam32 struct {
 
 	M, V []float32
 	T    int // steps taken
+
+	buf []float64 // Step's float64 chunks
 }
 
 // NewAdam32 returns an optimiser for a tensor of n entries with beta1
@@ -291,16 +290,33 @@ func NewAdam32(n int, lr, weightDecay float64) *Adam32 {
 func (a *Adam32) Step(w []float32, g []float64) {
 	a.T++
 	t := float64(a.T)
-	b1, b2, wd, eps := a.Beta1, a.Beta2, a.WeightDecay, a.Eps
-	stepSize := a.LR / (1 - math.Pow(b1, t))
-	invBC2 := 1 / math.Sqrt(1-math.Pow(b2, t))
-	m, v, g := a.M[:len(w)], a.V[:len(w)], g[:len(w)]
-	for i, x32 := range w {
-		x := float64(x32)
-		gi := g[i] + wd*x
-		mi := b1*float64(m[i]) + (1-b1)*gi
-		vi := b2*float64(v[i]) + (1-b2)*gi*gi
-		m[i], v[i] = float32(mi), float32(vi)
-		w[i] = float32(x - stepSize*mi/(math.Sqrt(vi)*invBC2+eps))
+	b1, b2 := a.Beta1, a.Beta2
+	s := vec.AdamStep{Beta1: b1, Beta2: b2, WeightDecay: a.WeightDecay, Eps: a.Eps,
+		StepSize: a.LR / (1 - math.Pow(b1, t)), InvBC2: 1 / math.Sqrt(1-math.Pow(b2, t))}
+	// For every i, in float64 (vec.Adam's expressions and roundings):
+	//	x := float64(w[i])
+	//	gi := g[i] + wd*x
+	//	mi := b1*float64(m[i]) + (1-b1)*gi
+	//	vi := b2*float64(v[i]) + (1-b2)*gi*gi
+	//	m[i], v[i] = float32(mi), float32(vi)
+	//	w[i] = float32(x - stepSize*mi/(sqrt(vi)*invBC2+eps))
+	// a chunk at a time, widened into buffers that stay in cache.
+	if a.buf == nil {
+		a.buf = make([]float64, 3*adam32Chunk)
+	}
+	x, m, v := a.buf[:adam32Chunk], a.buf[adam32Chunk:2*adam32Chunk], a.buf[2*adam32Chunk:]
+	for i0 := 0; i0 < len(w); i0 += adam32Chunk {
+		i1 := min(i0+adam32Chunk, len(w))
+		k := i1 - i0
+		vec.From32(x[:k], w[i0:i1])
+		vec.From32(m[:k], a.M[i0:i1])
+		vec.From32(v[:k], a.V[i0:i1])
+		vec.Adam(x[:k], g[i0:i1], m[:k], v[:k], s)
+		vec.To32(w[i0:i1], x[:k])
+		vec.To32(a.M[i0:i1], m[:k])
+		vec.To32(a.V[i0:i1], v[:k])
 	}
 }
+
+// adam32Chunk is the number of entries Adam32.Step widens at a time.
+const adam32Chunk = 1024

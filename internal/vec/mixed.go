@@ -100,6 +100,21 @@ func AddFrom32(dst []float64, x []float32) {
 	}
 }
 
+// From32 sets dst[i] = float64(x[i]), which is exact. It panics if the
+// lengths differ.
+func From32(dst []float64, x []float32) {
+	if len(x) != len(dst) {
+		panic(fmt.Sprintf("vec: From32: lengths %d and %d", len(dst), len(x)))
+	}
+	n := mixedBlocks(len(dst))
+	if n > 0 {
+		from32Asm(dst[:n], x)
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = float64(x[i])
+	}
+}
+
 // AdamF32 is Adam32 on parameters and gradients stored in float64: for
 // every i, with every operation in float32 as Adam32 documents,
 //

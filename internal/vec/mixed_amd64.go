@@ -102,3 +102,17 @@ func addFrom32AVX2(dst []float64, x []float32)
 
 //go:noescape
 func adamF32AVX2(theta, grad []float64, m, v []float32, p *adamParams32)
+
+func from32Asm(dst []float64, x []float32) {
+	if level == AVX512 {
+		from32AVX512(dst, x)
+		return
+	}
+	from32AVX2(dst, x)
+}
+
+//go:noescape
+func from32AVX512(dst []float64, x []float32)
+
+//go:noescape
+func from32AVX2(dst []float64, x []float32)

@@ -347,3 +347,41 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func from32AVX512(dst []float64, x []float32)
+TEXT ·from32AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), SI
+	XORQ AX, AX
+
+loop:
+	CMPQ      AX, CX
+	JGE       done
+	VCVTPS2PD (SI)(AX*4), Z0
+	VMOVUPD   Z0, (DI)(AX*8)
+	ADDQ      $8, AX
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func from32AVX2(dst []float64, x []float32)
+TEXT ·from32AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), SI
+	XORQ AX, AX
+
+loop:
+	CMPQ      AX, CX
+	JGE       done
+	VCVTPS2PD (SI)(AX*4), Y0
+	VMOVUPD   Y0, (DI)(AX*8)
+	ADDQ      $4, AX
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET

@@ -11,4 +11,5 @@ func mulTo32Asm([]float32, []float64, []float64)                              {}
 func mulPrunedTo32Asm([]float32, []float64, []float64, float64)               {}
 func maskGradFrom32Asm([]float64, []float64, []float32, []float64, []float64) {}
 func addFrom32Asm([]float64, []float32)                                       {}
+func from32Asm([]float64, []float32)                                          {}
 func adamF32Asm([]float64, []float64, []float32, []float32, *adamParams32)    {}

@@ -101,6 +101,12 @@ func TestMixed(t *testing.T) {
 		for l, got := range atLevels(func() []float64 { o := slices.Clone(gw0); AddFrom32(o, d); return o }) {
 			sameBits64(t, "AddFrom32 "+levels()[l].String(), got, want)
 		}
+		for i := range want {
+			want[i] = float64(d[i])
+		}
+		for l, got := range atLevels(func() []float64 { o := slices.Clone(gw0); From32(o, d); return o }) {
+			sameBits64(t, "From32 "+levels()[l].String(), got, want)
+		}
 	}
 }
 
@@ -154,6 +160,7 @@ func TestMixedPanics(t *testing.T) {
 		"MulPrunedTo32":  func() { MulPrunedTo32(a32, b, a, 1) },
 		"MaskGradFrom32": func() { MaskGradFrom32(a, a, a32, a, b) },
 		"AddFrom32":      func() { AddFrom32(b, a32) },
+		"From32":         func() { From32(b, a32) },
 		"AdamF32":        func() { AdamF32(a, b, a32, a32, AdamStep32{}) },
 	} {
 		func() {
