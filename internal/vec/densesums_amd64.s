@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "strip_amd64.h"
 
 // Registers of denseSumsAVX512.
 #define STR DX   // stride of dst in bytes
@@ -45,54 +46,7 @@ TEXT ·denseSumsAVX512(SB), NOSPLIT, $0-129
 strip: // columns P .. P+31 of every row; masks K1-K4 have the lanes of each register
 	MOVQ cols+32(FP), BX
 	SUBQ P, BX // columns left
-	MOVQ    BX, CX
-	SUBQ    $0, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K1
-	MOVQ    BX, CX
-	SUBQ    $8, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K2
-	MOVQ    BX, CX
-	SUBQ    $16, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K3
-	MOVQ    BX, CX
-	SUBQ    $24, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K4
+	STRIPMASKS
 
 	MOVQ dst_base+0(FP), PDST
 	LEAQ (PDST)(P*8), PDST

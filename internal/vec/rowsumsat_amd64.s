@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "rowsums_amd64.h"
+#include "strip_amd64.h"
 
 // rowSumsAtAVX512 is rowSumsAVX512 with DX walking off (the offsets of
 // the rows) instead of the stride.
@@ -13,54 +14,7 @@ TEXT ·rowSumsAtAVX512(SB), NOSPLIT, $0-129
 strip: // columns P .. P+31 of every row; masks K1-K4 have the lanes of each register
 	MOVQ cols+48(FP), BX
 	SUBQ P, BX // columns left
-	MOVQ    BX, CX
-	SUBQ    $0, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K1
-	MOVQ    BX, CX
-	SUBQ    $8, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K2
-	MOVQ    BX, CX
-	SUBQ    $16, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K3
-	MOVQ    BX, CX
-	SUBQ    $24, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K4
+	STRIPMASKS
 
 	MOVQ src_base+56(FP), PSRC
 	LEAQ (PSRC)(P*8), PSRC
