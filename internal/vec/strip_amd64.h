@@ -54,3 +54,61 @@
 	SHLQ    CX, AX \
 	DECQ    AX \
 	KMOVW   AX, K4
+
+// ZERO16 sets the sixteen sums of four rows (Z0-Z15) to +0.
+#define ZERO16 \
+	VPXORQ Z0, Z0, Z0 \
+	VPXORQ Z1, Z1, Z1 \
+	VPXORQ Z2, Z2, Z2 \
+	VPXORQ Z3, Z3, Z3 \
+	VPXORQ Z4, Z4, Z4 \
+	VPXORQ Z5, Z5, Z5 \
+	VPXORQ Z6, Z6, Z6 \
+	VPXORQ Z7, Z7, Z7 \
+	VPXORQ Z8, Z8, Z8 \
+	VPXORQ Z9, Z9, Z9 \
+	VPXORQ Z10, Z10, Z10 \
+	VPXORQ Z11, Z11, Z11 \
+	VPXORQ Z12, Z12, Z12 \
+	VPXORQ Z13, Z13, Z13 \
+	VPXORQ Z14, Z14, Z14 \
+	VPXORQ Z15, Z15, Z15
+
+// LOAD16 loads the sums of four rows from their strips at B, B+S, B+2S
+// and B+S3 (S3 = 3S), the lanes of each register under K1-K4.
+#define LOAD16(B, S, S3) \
+	VMOVUPD.Z (B), K1, Z0 \
+	VMOVUPD.Z 64(B), K2, Z1 \
+	VMOVUPD.Z 128(B), K3, Z2 \
+	VMOVUPD.Z 192(B), K4, Z3 \
+	VMOVUPD.Z (B)(S*1), K1, Z4 \
+	VMOVUPD.Z 64(B)(S*1), K2, Z5 \
+	VMOVUPD.Z 128(B)(S*1), K3, Z6 \
+	VMOVUPD.Z 192(B)(S*1), K4, Z7 \
+	VMOVUPD.Z (B)(S*2), K1, Z8 \
+	VMOVUPD.Z 64(B)(S*2), K2, Z9 \
+	VMOVUPD.Z 128(B)(S*2), K3, Z10 \
+	VMOVUPD.Z 192(B)(S*2), K4, Z11 \
+	VMOVUPD.Z (B)(S3*1), K1, Z12 \
+	VMOVUPD.Z 64(B)(S3*1), K2, Z13 \
+	VMOVUPD.Z 128(B)(S3*1), K3, Z14 \
+	VMOVUPD.Z 192(B)(S3*1), K4, Z15
+
+// STORE16 stores the sums of four rows as LOAD16 loaded them.
+#define STORE16(B, S, S3) \
+	VMOVUPD Z0, K1, (B) \
+	VMOVUPD Z1, K2, 64(B) \
+	VMOVUPD Z2, K3, 128(B) \
+	VMOVUPD Z3, K4, 192(B) \
+	VMOVUPD Z4, K1, (B)(S*1) \
+	VMOVUPD Z5, K2, 64(B)(S*1) \
+	VMOVUPD Z6, K3, 128(B)(S*1) \
+	VMOVUPD Z7, K4, 192(B)(S*1) \
+	VMOVUPD Z8, K1, (B)(S*2) \
+	VMOVUPD Z9, K2, 64(B)(S*2) \
+	VMOVUPD Z10, K3, 128(B)(S*2) \
+	VMOVUPD Z11, K4, 192(B)(S*2) \
+	VMOVUPD Z12, K1, (B)(S3*1) \
+	VMOVUPD Z13, K2, 64(B)(S3*1) \
+	VMOVUPD Z14, K3, 128(B)(S3*1) \
+	VMOVUPD Z15, K4, 192(B)(S3*1)
