@@ -99,23 +99,13 @@ func TestLiveSettingSurvivesForkAndCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "ck.gob")
-	if err := e.SaveCheckpoint(path); err != nil {
-		t.Fatal(err)
-	}
+	resume := saved(t, e)
 	step(t, e, 2)
 	step(t, f, 2)
 	if !reflect.DeepEqual(methods.Reports(f), methods.Reports(e)) {
 		t.Fatal("the fork's rounds after a mu change differ from the engine's")
 	}
-	ck, err := sim.LoadCheckpoint(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ck.Resume(methods.SmallData(t, 7), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := resume()
 	if got := r.Knobs().Value("mu"); got != 0.5 {
 		t.Fatalf("resumed with mu %v, want 0.5", got)
 	}
@@ -198,19 +188,9 @@ func TestEveryLiveSetting(t *testing.T) {
 				if err := e.SetKnob(sim.Knob(s.Key), v); err != nil {
 					t.Fatal(err)
 				}
-				path := filepath.Join(t.TempDir(), "ck.gob")
-				if err := e.SaveCheckpoint(path); err != nil {
-					t.Fatal(err)
-				}
+				resume := saved(t, e)
 				step(t, e, 2)
-				ck, err := sim.LoadCheckpoint(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := ck.Resume(methods.SmallData(t, 7), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := resume()
 				step(t, r, 2)
 				if !reflect.DeepEqual(methods.Reports(r), methods.Reports(e)) {
 					t.Errorf("resumed after a change of %s, the rounds differ", s.Key)
@@ -267,5 +247,27 @@ func TestLiveSettingRollback(t *testing.T) {
 	want, got := run(false), run(true)
 	if !reflect.DeepEqual(got, want) {
 		t.Error("after a failed round, a mu change and a rollback, the rounds differ from a run that never failed")
+	}
+}
+
+// saved checkpoints e now and returns what resumes that checkpoint on
+// the small federation.
+func saved(t *testing.T, e *sim.Engine) (resume func() *sim.Engine) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ck.gob")
+	if err := e.SaveCheckpoint(path); err != nil {
+		t.Fatal(err)
+	}
+	return func() *sim.Engine {
+		t.Helper()
+		ck, err := sim.LoadCheckpoint(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ck.Resume(methods.SmallData(t, 7), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
 }
