@@ -104,10 +104,9 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 // in column order, each product and each sum rounded (vec.RowSums, the
 // rounding of the dense path's mulSkip), termRows rows at a time, in
 // blocks of the weight's rows where rows have many entries
-// (terms.sumCompressed). A CSR
-// whose rows are not in increasing column order is walked by columns
-// instead (sparseForwardByColumns), which sums each row in column order
-// too.
+// (terms.sumCompressed). A CSR whose rows are not in increasing column
+// order is walked by columns instead (sparseForwardByColumns), which sums
+// each row in column order too.
 func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	l.columns(x)
 	if !l.xtSorted {
@@ -136,15 +135,7 @@ func (l *GCN) columns(x *CSR) {
 	}
 	l.xt.build(x)
 	l.xtOf, l.xtRows, l.xtNNZ = x, x.Rows, len(x.Indices)
-	l.xtSorted = true
-	for i := 0; i < x.Rows && l.xtSorted; i++ {
-		for k := x.Indptr[i] + 1; k < x.Indptr[i+1]; k++ {
-			if x.Indices[k] <= x.Indices[k-1] {
-				l.xtSorted = false
-				break
-			}
-		}
-	}
+	l.xtSorted = increasing(x.Indptr, x.Indices, x.Rows)
 }
 
 // sparseForwardByColumns returns X (W . M) by walking X by columns: each
@@ -256,7 +247,8 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 // sparseBackward adds the weight (and mask) gradients for a sparse input:
 // row r of dL/d(W.M) = X^T dxw is summed from the rows of dxw of the
 // nodes that have feature r, in node order (vec.RowSums, termRows rows
-// at a time, in blocks of nodes: terms.sumCompressed), then applied to the gradients of row r.
+// at a time, in blocks of nodes: terms.sumCompressed), then applied to
+// the gradients of row r.
 func (l *GCN) sparseBackward(dxw *mat.Dense) {
 	raw := dxw.RawMatrix()
 	c := l.Out

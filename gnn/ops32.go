@@ -196,36 +196,31 @@ type blocked32 struct {
 func (b *blocked32) build(rows, srcRows int, ptr, idx []int, val []float64, stride int) {
 	total := ptr[rows] - ptr[0]
 	b.count = make([]int, rows)
-	sorted := true
+	all := make([]int, rows)
 	for r := range rows {
 		b.count[r] = ptr[r+1] - ptr[r]
-		for k := ptr[r] + 1; k < ptr[r+1] && sorted; k++ {
-			sorted = idx[k] > idx[k-1]
-		}
+		all[r] = r
 	}
 	nb, shift := 1, 62
-	if sorted && rows > 0 {
+	if rows > 0 && increasing(ptr, idx, rows) {
 		shift = blockShiftFor(total, rows, srcRows)
 		nb = (srcRows + 1<<shift - 1) >> shift
 	}
+	ends := make([]int, nb*rows)
+	blockEnds(ends, all, ptr, idx, shift, nb)
 	b.n = make([][]int, nb)
-	for g := range b.n {
-		b.n[g] = make([]int, rows)
-	}
 	b.t = make([]vec.Term32, 0, total)
-	cur := make([]int, rows)
-	for r := range rows {
-		cur[r] = ptr[r]
-	}
 	for g := range nb {
-		lim := (g + 1) << shift
+		b.n[g] = make([]int, rows)
 		for r := range rows {
-			k := cur[r]
-			for ; k < ptr[r+1] && (nb == 1 || idx[k] < lim); k++ {
+			lo := ptr[r]
+			if g > 0 {
+				lo = ends[(g-1)*rows+r]
+			}
+			for k := lo; k < ends[g*rows+r]; k++ {
 				b.t = append(b.t, vec.Term32{Off: idx[k] * stride, A: float32(val[k])})
 			}
-			b.n[g][r] = k - cur[r]
-			cur[r] = k
+			b.n[g][r] = ends[g*rows+r] - lo
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/fedaux/fedaux/internal/vec"
@@ -287,10 +288,34 @@ func blockShiftFor(total, rows, srcRows int) int {
 	return shift
 }
 
-// sourceBlocks returns the number of blocks sumCompressed sums in.
-func sourceBlocks(total, rows, srcRows int) int {
-	shift := blockShiftFor(total, rows, srcRows)
-	return (srcRows + 1<<shift - 1) >> shift
+// increasing reports whether idx increases within each of the rows
+// (entries ptr[r] .. ptr[r+1]-1 of row r).
+func increasing(ptr, idx []int, rows int) bool {
+	for r := range rows {
+		for k := ptr[r] + 1; k < ptr[r+1]; k++ {
+			if idx[k] <= idx[k-1] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// blockEnds splits the entries of the rows (entries ptr[r] .. ptr[r+1]-1
+// of row r, idx increasing within a row) into nb blocks of 1 << shift
+// source rows: ends[g*len(rows)+q] is where the entries of rows[q] in
+// blocks 0 .. g end, so block g's are those from the previous block's end
+// (ptr[rows[q]] for block 0).
+func blockEnds(ends, rows, ptr, idx []int, shift, nb int) {
+	nr := len(rows)
+	for q, r := range rows {
+		k, end := ptr[r], ptr[r+1]
+		for g := range nb {
+			j, _ := slices.BinarySearch(idx[k:end], (g+1)<<shift)
+			k += j
+			ends[g*nr+q] = k
+		}
+	}
 }
 
 // sumCompressed sets row q of dst (cols elements from dst[q*dstStride]),
@@ -306,51 +331,28 @@ func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64,
 	}
 	shift := blockShiftFor(total, nr, srcRows)
 	nb := (srcRows + 1<<shift - 1) >> shift
-	if nb <= 1 {
-		b.reset(nr, 0)
-		if cap(b.t) < total {
-			b.t = make([]vec.Term, total)
-		}
-		t := b.t[:total]
-		p := 0
-		for q, r := range rows {
-			for k := ptr[r]; k < ptr[r+1]; k++ {
-				t[p] = vec.Term{Off: idx[k] * srcStride, A: val[k]}
-				p++
-			}
-			b.n[q] = ptr[r+1] - ptr[r]
-		}
-		vec.RowSums(dst, dstStride, cols, src, t, b.n, true)
-		return
+	if cap(b.pos) < nb*nr {
+		b.pos = make([]int, nb*nr)
 	}
-	// Block g holds the source rows [g<<shift, (g+1)<<shift); a row's
-	// entries are in increasing order, so each block's come together:
-	// cur[q] is where row q's entries of the next block start.
+	ends := b.pos[:nb*nr]
+	blockEnds(ends, rows, ptr, idx, shift, nb)
 	b.reset(nr, 0)
-	if cap(b.pos) < nr {
-		b.pos = make([]int, nr)
+	if cap(b.t) < total {
+		b.t = make([]vec.Term, total)
 	}
-	cur := b.pos[:nr]
-	most := 0
-	for q, r := range rows {
-		cur[q] = ptr[r]
-		most = max(most, ptr[r+1]-ptr[r])
-	}
-	if need := min(total, nr*most); cap(b.t) < need {
-		b.t = make([]vec.Term, need)
-	}
+	t := b.t[:total]
 	for g := range nb {
-		lim := (g + 1) << shift
-		t := b.t[:cap(b.t)]
 		p := 0
 		for q, r := range rows {
-			k, end := cur[q], ptr[r+1]
-			for ; k < end && idx[k] < lim; k++ {
+			lo := ptr[r]
+			if g > 0 {
+				lo = ends[(g-1)*nr+q]
+			}
+			for k := lo; k < ends[g*nr+q]; k++ {
 				t[p] = vec.Term{Off: idx[k] * srcStride, A: val[k]}
 				p++
 			}
-			b.n[q] = k - cur[q]
-			cur[q] = k
+			b.n[q] = ends[g*nr+q] - lo
 		}
 		vec.RowSums(dst, dstStride, cols, src, t[:p], b.n, g == 0)
 	}

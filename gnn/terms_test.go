@@ -95,3 +95,9 @@ func TestSumCompressedBlocks(t *testing.T) {
 		}
 	}
 }
+
+// sourceBlocks returns the number of blocks sumCompressed sums in.
+func sourceBlocks(total, rows, srcRows int) int {
+	shift := blockShiftFor(total, rows, srcRows)
+	return (srcRows + 1<<shift - 1) >> shift
+}
