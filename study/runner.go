@@ -354,22 +354,23 @@ type spent struct {
 // that wrote its checkpoint). The process runs one cell at a time, so
 // its CPU time is the cell's.
 type clock struct {
-	before   spent
-	wall     time.Time
-	cpu      time.Duration
-	cpuStart bool
+	before spent // cpuOK false also when the clock could not start
+	wall   time.Time
+	cpu    time.Duration
 }
 
 func startClock(before spent) clock {
 	c := clock{before: before, wall: time.Now()}
-	c.cpu, c.cpuStart = proctime.CPU()
+	var ok bool
+	c.cpu, ok = proctime.CPU()
+	c.before.cpuOK = c.before.cpuOK && ok
 	return c
 }
 
 // spent returns what the cell has cost up to now.
 func (c clock) spent() spent {
 	s := spent{wall: c.before.wall + time.Since(c.wall)}
-	if now, ok := proctime.CPU(); ok && c.cpuStart && c.before.cpuOK {
+	if now, ok := proctime.CPU(); ok && c.before.cpuOK {
 		s.cpu, s.cpuOK = c.before.cpu+now-c.cpu, true
 	}
 	return s
