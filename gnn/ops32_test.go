@@ -37,8 +37,8 @@ func (b *terms32) csrColumnTerms(c *CSR, stride int) {
 // dense enough to be blocked (an Amazon client's bag of words), sparse
 // ones that are not, and rows out of column order (one block).
 func TestBlocked32KeepsBits(t *testing.T) {
-	for level := vec.Portable; level <= vec.Best(); level++ {
-		prev := vec.Use(level)
+	forLevels(t, func(t *testing.T) {
+		level := vec.Current()
 		rng := rand.New(rand.NewPCG(41, 42))
 		for _, s := range []struct {
 			n, f, nnz int
@@ -101,6 +101,5 @@ func TestBlocked32KeepsBits(t *testing.T) {
 				t.Errorf("%s: the rows were not blocked", name)
 			}
 		}
-		vec.Use(prev)
-	}
+	})
 }

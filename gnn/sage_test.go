@@ -369,8 +369,8 @@ func adam32Ref(a *Adam32, w []float32, g []float64) {
 // the gradients.
 func TestAdam32Bits(t *testing.T) {
 	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.NaN(), 1e30}
-	for level := vec.Portable; level <= vec.Best(); level++ {
-		prev := vec.Use(level)
+	forLevels(t, func(t *testing.T) {
+		level := vec.Current()
 		rng := rand.New(rand.NewPCG(51, 52))
 		for _, n := range []int{1, 7, adam32Chunk, adam32Chunk + 9, 3*adam32Chunk + 1} {
 			a, ref := NewAdam32(n, 0.01, 1e-4), NewAdam32(n, 0.01, 1e-4)
@@ -397,6 +397,5 @@ func TestAdam32Bits(t *testing.T) {
 				}
 			}
 		}
-		vec.Use(prev)
-	}
+	})
 }

@@ -18,8 +18,8 @@ import (
 // empty rows, and rows given out of order.
 func TestSumCompressedBlocksKeepBits(t *testing.T) {
 	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e308}
-	for level := vec.Portable; level <= vec.Best(); level++ {
-		prev := vec.Use(level)
+	forLevels(t, func(t *testing.T) {
+		level := vec.Current()
 		rng := rand.New(rand.NewPCG(21, 22))
 		for _, s := range []struct {
 			rows, srcRows, cols int
@@ -77,8 +77,7 @@ func TestSumCompressedBlocksKeepBits(t *testing.T) {
 				}
 			}
 		}
-		vec.Use(prev)
-	}
+	})
 }
 
 // TestSumCompressedBlocks checks which shapes are summed by blocks: the

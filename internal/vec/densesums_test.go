@@ -15,8 +15,8 @@ import (
 // coefficients and the source.
 func TestDenseSumsEqualsRowSums(t *testing.T) {
 	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e300}
-	for l := Portable; l <= Best(); l++ {
-		prev := Use(l)
+	forLevels(t, func(t *testing.T) {
+		l := Current()
 		rng := rand.New(rand.NewPCG(31, uint64(l)))
 		for it := range 300 {
 			rows, cols, terms := 1+rng.IntN(13), 1+rng.IntN(75), rng.IntN(40)
@@ -72,8 +72,7 @@ func TestDenseSumsEqualsRowSums(t *testing.T) {
 				}
 			}
 		}
-		Use(prev)
-	}
+	})
 }
 
 // BenchmarkDenseSums times DenseSums against RowSums with the same terms
