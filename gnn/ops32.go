@@ -13,9 +13,8 @@ import (
 
 // terms32 is a product's list of terms, one count per row of the result.
 type terms32 struct {
-	t   []vec.Term32
-	n   []int
-	pos []int // denseColumnTerms' cursors
+	t []vec.Term32
+	n []int
 }
 
 func (b *terms32) reset(rows int) {
@@ -62,36 +61,32 @@ func (b *terms32) denseTerms(x []float32, rows, cols, stride int) {
 
 // denseColumnTerms sets b to the non-zero entries of x (rows x cols) by
 // columns, in the order of the rows, as terms on a matrix of stride
-// columns, without a branch on the data (a zero entry is written to a
-// spare last slot).
+// columns, without a branch on the data. It walks x column by column,
+// so that column j's terms follow column j-1's in one sequential run
+// (as terms.byColumns).
 func (b *terms32) denseColumnTerms(x []float32, rows, cols, stride int) {
 	b.reset(cols)
-	for i := 0; i < rows; i++ {
-		for j, v := range x[i*cols : (i+1)*cols] {
-			b.n[j] += b2i(v != 0)
+	if rows == 0 {
+		return
+	}
+	if cap(b.t) < rows*cols+1 {
+		b.t = make([]vec.Term32, rows*cols+1)
+	}
+	t := b.t[:rows*cols+1] // room for every entry, and one spill
+	_ = x[rows*cols-1]
+	k := 0
+	for j := 0; j < cols; j++ {
+		k0 := k
+		o := 0
+		for q := j; q < rows*cols; q += cols {
+			v := x[q]
+			t[k] = vec.Term32{Off: o, A: v}
+			k += b2i(v != 0)
+			o += stride
 		}
+		b.n[j] = k - k0
 	}
-	if cap(b.pos) < cols+1 {
-		b.pos = make([]int, cols+1)
-	}
-	pos := b.pos[:cols+1]
-	pos[0] = 0
-	for j, k := range b.n {
-		pos[j+1] = pos[j] + k
-	}
-	total := pos[cols]
-	if cap(b.t) < total+1 {
-		b.t = make([]vec.Term32, total+1)
-	}
-	t := b.t[:total+1]
-	for i := 0; i < rows; i++ {
-		for j, v := range x[i*cols : (i+1)*cols] {
-			nz := b2i(v != 0)
-			t[total+(pos[j]-total)*nz] = vec.Term32{Off: i * stride, A: v}
-			pos[j] += nz
-		}
-	}
-	b.t = t[:total]
+	b.t = t[:k]
 }
 
 // sum sets dst (one row of cols per count of b) to the sums of b's terms

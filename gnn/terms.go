@@ -19,7 +19,7 @@ const termRows = 128
 type terms struct {
 	t    []vec.Term
 	n    []int
-	pos  []int       // per destination row, the next free term (byColumns); kept columns (mulTransBPattern)
+	pos  []int       // scratch indices: kept columns, column counts, block ends
 	wt   []float64   // a transposed factor (transpose)
 	res  []float64   // results (out)
 	ys   [][]float64 // rows of a factor (mulTransBPattern)
@@ -218,34 +218,29 @@ func (b *terms) nonzero(r int, x []float64, stride int) {
 // source row at (off+i)*stride.
 func (b *terms) byColumns(x []float64, rows, cols, xStride, off, stride int) {
 	b.reset(cols, rows)
-	for i := 0; i < rows; i++ {
-		for j, v := range x[i*xStride : i*xStride+cols] {
-			b.n[j] += b2i(v != 0)
+	if rows == 0 {
+		return
+	}
+	// Column by column: the terms of destination row j are written in
+	// one sequential run after those of row j-1, so one pass needs no
+	// counts first. Reading x by columns touches one cache line a row,
+	// and the next seven columns find those lines in the first-level
+	// cache (a block of transBlock rows is at most 256 lines).
+	t := b.t[:rows*cols+1] // room for every entry, and one spill
+	_ = x[(rows-1)*xStride+cols-1]
+	k := 0
+	for j := 0; j < cols; j++ {
+		k0 := k
+		o := off * stride
+		for q := j; q < rows*xStride; q += xStride {
+			v := x[q]
+			t[k] = vec.Term{Off: o, A: v}
+			k += b2i(v != 0)
+			o += stride
 		}
+		b.n[j] = k - k0
 	}
-	if cap(b.pos) < cols {
-		b.pos = make([]int, cols)
-	}
-	pos := b.pos[:cols]
-	total := 0
-	for j, k := range b.n {
-		pos[j] = total
-		total += k
-	}
-	t := b.t[:total+1]
-	spill := total // a zero entry is written here and dropped
-	for i := 0; i < rows; i++ {
-		o := (off + i) * stride
-		for j, v := range x[i*xStride : i*xStride+cols] {
-			q := spill
-			if v != 0 {
-				q = pos[j]
-			}
-			t[q] = vec.Term{Off: o, A: v}
-			pos[j] += b2i(v != 0)
-		}
-	}
-	b.t = t[:total]
+	b.t = t[:k]
 }
 
 // b2i returns 1 for true and 0 for false.

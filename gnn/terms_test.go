@@ -100,3 +100,99 @@ func sourceBlocks(total, rows, srcRows int) int {
 	shift := blockShiftFor(total, rows, srcRows)
 	return (srcRows + 1<<shift - 1) >> shift
 }
+
+// TestByColumns checks byColumns against the definition: destination row
+// j lists, in the order of i, the entries x_ij that are not zero (NaN
+// kept, both zeros dropped), each naming the source row (off+i)*stride,
+// on blocks whose stride is wider than their columns, with empty columns
+// and an empty block.
+func TestByColumns(t *testing.T) {
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN()}
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, s := range []struct{ rows, cols, xStride, off, stride int }{
+		{0, 5, 5, 0, 3}, {1, 1, 1, 0, 1}, {7, 3, 5, 2, 11}, {256, 256, 256, 512, 256}, {33, 40, 41, 1, 7},
+	} {
+		x := make([]float64, s.rows*s.xStride)
+		for i := range x {
+			switch rng.IntN(4) {
+			case 0:
+				x[i] = rng.NormFloat64()
+			case 1:
+				x[i] = specials[rng.IntN(len(specials))]
+			}
+		}
+		if s.cols > 2 { // an empty column
+			for i := 0; i < s.rows; i++ {
+				x[i*s.xStride+1] = 0
+			}
+		}
+		var b terms
+		b.byColumns(x, s.rows, s.cols, s.xStride, s.off, s.stride)
+		if len(b.n) != s.cols {
+			t.Fatalf("%+v: %d rows of terms, want %d", s, len(b.n), s.cols)
+		}
+		k := 0
+		for j := 0; j < s.cols; j++ {
+			var want []vec.Term
+			for i := 0; i < s.rows; i++ {
+				if v := x[i*s.xStride+j]; v != 0 {
+					want = append(want, vec.Term{Off: (s.off + i) * s.stride, A: v})
+				}
+			}
+			if b.n[j] != len(want) {
+				t.Fatalf("%+v: column %d has %d terms, want %d", s, j, b.n[j], len(want))
+			}
+			for q, w := range want {
+				got := b.t[k+q]
+				if got.Off != w.Off || math.Float64bits(got.A) != math.Float64bits(w.A) {
+					t.Fatalf("%+v: column %d term %d is %+v, want %+v", s, j, q, got, w)
+				}
+			}
+			k += len(want)
+		}
+		if len(b.t) != k {
+			t.Errorf("%+v: %d terms, want %d", s, len(b.t), k)
+		}
+	}
+}
+
+// TestDenseColumnTerms checks the float32 column terms against the
+// definition, as TestByColumns does for float64.
+func TestDenseColumnTerms(t *testing.T) {
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.NaN())}
+	rng := rand.New(rand.NewPCG(25, 26))
+	var b terms32
+	for _, s := range []struct{ rows, cols, stride int }{{0, 4, 4}, {1, 1, 1}, {9, 5, 13}, {300, 256, 256}, {2, 70, 3}} {
+		x := make([]float32, s.rows*s.cols)
+		for i := range x {
+			switch rng.IntN(3) {
+			case 0:
+				x[i] = float32(rng.NormFloat64())
+			case 1:
+				x[i] = specials[rng.IntN(len(specials))]
+			}
+		}
+		b.denseColumnTerms(x, s.rows, s.cols, s.stride)
+		k := 0
+		for j := 0; j < s.cols; j++ {
+			var want []vec.Term32
+			for i := 0; i < s.rows; i++ {
+				if v := x[i*s.cols+j]; v != 0 {
+					want = append(want, vec.Term32{Off: i * s.stride, A: v})
+				}
+			}
+			if b.n[j] != len(want) {
+				t.Fatalf("%+v: column %d has %d terms, want %d", s, j, b.n[j], len(want))
+			}
+			for q, w := range want {
+				if got := b.t[k+q]; got.Off != w.Off || math.Float32bits(got.A) != math.Float32bits(w.A) {
+					t.Fatalf("%+v: column %d term %d is %+v, want %+v", s, j, q, got, w)
+				}
+			}
+			k += len(want)
+		}
+		if len(b.t) != k {
+			t.Errorf("%+v: %d terms, want %d", s, len(b.t), k)
+		}
+	}
+}
