@@ -57,6 +57,14 @@ func (a *Adam) Steps() int { return a.t }
 // Step updates every parameter from its gradient. It does not clear the
 // gradients.
 func (a *Adam) Step() {
+	s, s32 := a.next()
+	for k := range a.params {
+		a.stepParam(k, s, s32)
+	}
+}
+
+// next counts a step and returns its constants, in float64 and float32.
+func (a *Adam) next() (vec.AdamStep, vec.AdamStep32) {
 	a.t++
 	t := float64(a.t)
 	b1, b2, wd, eps := a.Beta1, a.Beta2, a.WeightDecay, a.Eps
@@ -64,20 +72,34 @@ func (a *Adam) Step() {
 	invBC2 := 1 / math.Sqrt(1-math.Pow(b2, t))
 	s := vec.AdamStep{Beta1: b1, Beta2: b2, WeightDecay: wd, StepSize: stepSize, InvBC2: invBC2, Eps: eps}
 	s32 := vec.AdamStep32{Beta1: float32(b1), Beta2: float32(b2), WeightDecay: float32(wd), StepSize: float32(stepSize), InvBC2: float32(invBC2), Eps: float32(eps)}
-	for k, p := range a.params {
-		if a.m32[k] != nil {
-			th := p.Value
-			vec.AdamF32(th, p.Grad[:len(th)], a.m32[k][:len(th)], a.v32[k][:len(th)], s32)
-			continue
-		}
-		// For every i, with the rounding of these expressions:
-		//	g := gr[i] + wd*x
-		//	m[i] = b1*m[i] + (1-b1)*g
-		//	v[i] = b2*v[i] + (1-b2)*g*g
-		//	th[i] = x - stepSize*m[i]/(math.Sqrt(v[i])*invBC2+eps)
-		th := p.Value
-		vec.Adam(th, p.Grad[:len(th)], a.m[k][:len(th)], a.v[k][:len(th)], s)
+	return s, s32
+}
+
+// stepParam updates parameter k from its gradient with the step's
+// constants.
+func (a *Adam) stepParam(k int, s vec.AdamStep, s32 vec.AdamStep32) {
+	p := a.params[k]
+	th := p.Value
+	if a.m32[k] != nil {
+		vec.AdamF32(th, p.Grad[:len(th)], a.m32[k][:len(th)], a.v32[k][:len(th)], s32)
+		return
 	}
+	// For every i, with the rounding of these expressions:
+	//	g := gr[i] + wd*x
+	//	m[i] = b1*m[i] + (1-b1)*g
+	//	v[i] = b2*v[i] + (1-b2)*g*g
+	//	th[i] = x - stepSize*m[i]/(math.Sqrt(v[i])*invBC2+eps)
+	vec.Adam(th, p.Grad[:len(th)], a.m[k][:len(th)], a.v[k][:len(th)], s)
+}
+
+// index returns the position of p among a's parameters, or -1.
+func (a *Adam) index(p *Param) int {
+	for k, q := range a.params {
+		if q == p {
+			return k
+		}
+	}
+	return -1
 }
 
 // AdamState is a snapshot of an optimiser's moments, for checkpoints.

@@ -200,12 +200,23 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c.model.ZeroGrad()
+		plain := c.plainStep()
+		if !plain {
+			c.model.ZeroGrad()
+		}
 		logits, err := c.model.Forward(c.input, true, c.rng)
 		if err != nil {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
 		loss = gnn.SoftmaxCrossEntropy(logits, c.labels, c.train, c.dl)
+		if plain {
+			// Nothing reads or changes the gradients between the
+			// backward pass and the step: the model fuses them.
+			if err := c.fusedStep(msg.Round, e+1, loss); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		c.model.Backward(c.dl)
 		if c.side.ProxMu > 0 {
 			proximal(c.shared, c.start, c.side.ProxMu) // FedProx; TrainLoss stays the cross-entropy

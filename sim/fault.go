@@ -233,6 +233,27 @@ func expand(m [][]float64, idx []int, k int) [][]float64 {
 	return out
 }
 
+// plainStep reports whether an epoch's gradients go from the backward
+// pass to the optimiser untouched: no proximal term, strategy hook,
+// clipping, noise or Corrupt hook.
+func (c *Client) plainStep() bool {
+	return c.side.ProxMu == 0 && c.hook == nil && c.side.LDP == nil && (c.hooks == nil || c.hooks.Corrupt == nil)
+}
+
+// fusedStep checks the epoch's loss and takes the backward pass, the
+// check of every gradient and the optimiser's step in one
+// (gnn.Model.BackwardStep), reporting what checkEpoch would.
+func (c *Client) fusedStep(round, epoch int, loss float64) error {
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return &NonFiniteError{Client: c.ID, Round: round, Epoch: epoch, What: "training loss", Value: loss}
+	}
+	err := c.model.BackwardStep(c.dl, c.opt)
+	if e, ok := err.(*gnn.NonFiniteGradError); ok {
+		return &NonFiniteError{Client: c.ID, Round: round, Epoch: epoch, What: fmt.Sprintf("gradient of %s entry %d", e.Param, e.Entry), Value: e.Value}
+	}
+	return err
+}
+
 // checkEpoch runs the Corrupt hook and then checks the epoch's loss and
 // every gradient for NaN and infinities.
 func (c *Client) checkEpoch(round, epoch int, loss float64) error {

@@ -213,3 +213,45 @@ func TestFork(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedStepReportsAsChecked fails a round with NaN gradients (sigma
+// below MinSigma) with the fused backward pass and step that clients
+// take when nothing touches their gradients, and with the unfused
+// sequence that a Corrupt hook (here one that changes nothing) forces:
+// the two errors must name the same client, epoch, entry and value.
+func TestFusedStepReportsAsChecked(t *testing.T) {
+	for _, algo := range []sim.Algorithm{methods.FedAux, methods.FedPubAPV, methods.FedAvgMask} {
+		var msgs []string
+		for _, hooked := range []bool{false, true} {
+			cfg := sim.SmallConfig(algo)
+			data := sim.SmallData(t, 7)
+			if data.Clients[0].Graph.Features == nil {
+				t.Fatal("dense features: the first layer's step would not be fused")
+			}
+			e, err := sim.New(cfg, data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hooked {
+				noop := func(round, client, epoch int, loss *float64, ps []*gnn.Param) {}
+				if err := e.SetFaults(sim.Faults{Hooks: &sim.FaultHooks{Corrupt: noop}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			e.SetSigma(1e-200)
+			_, err = e.Step(context.Background())
+			var nf *sim.NonFiniteError
+			if !errors.As(err, &nf) {
+				t.Fatalf("%s, hooked %v: err = %v, want a NonFiniteError", algo, hooked, err)
+			}
+			msgs = append(msgs, fmt.Sprintf("%+v", *nf))
+		}
+		if msgs[0] != msgs[1] {
+			t.Errorf("%s: fused step reports %s, unfused %s", algo, msgs[0], msgs[1])
+		}
+		t.Log(algo, msgs)
+	}
+}

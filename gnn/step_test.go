@@ -1,0 +1,232 @@
+package gnn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// stepCases are the models BackwardStep is checked on: masked first
+// layers, which it fuses (with kernel heads, a hard head, three layers,
+// features that leave most of the weight's rows unselected), and models it
+// does not fuse (plain, float32).
+var stepCases = []struct {
+	name string
+	cfg  Config
+	f    int // features
+}{
+	{"fedaux", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, 40},
+	{"fedaux/hard", Config{Masked: true, Kernel: true, Hard: true, Score: MaxNorm, Sigma: 1, Dropout: 0.5}, 40},
+	{"maskedgcn/3layers/sparse-rows", Config{Masked: true, Layers: 3, Dropout: 0.5}, 300},
+	{"gcn", Config{Dropout: 0.5}, 40},
+	{"fedaux/f32", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}, 40},
+}
+
+// referenceStep is what BackwardStep stands for: ZeroGrad, Backward, the
+// check of every gradient in the optimiser's order, Step.
+func referenceStep(m *Model, opt *Adam, cl testClient, rng *rand.Rand) error {
+	m.ZeroGrad()
+	logits, err := m.Forward(cl.in, true, rng)
+	if err != nil {
+		return err
+	}
+	d := newDL(logits)
+	SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+	m.Backward(d)
+	for _, p := range opt.params {
+		if err := firstNonFinite(p); err != nil {
+			return err
+		}
+	}
+	opt.Step()
+	return nil
+}
+
+// TestBackwardStepBits checks that BackwardStep leaves every parameter,
+// moment and the step count with the bits of the unfused sequence, step
+// after step, at every kernel level.
+func TestBackwardStepBits(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		for _, tc := range stepCases {
+			t.Run(tc.name, func(t *testing.T) {
+				cfg := tc.cfg
+				cfg.InFeatures, cfg.Hidden, cfg.Classes = tc.f, 24, 4
+				ref, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+				fused, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+				ro, fo := NewAdam(ref.Params(), 0.05, 1e-4), NewAdam(fused.Params(), 0.05, 1e-4)
+				cl := newTestClient(rand.New(rand.NewPCG(3, 4)), 30, tc.f, 4)
+				rr, fr := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+				for step := 1; step <= 4; step++ {
+					if err := referenceStep(ref, ro, cl, rr); err != nil {
+						t.Fatal(err)
+					}
+					logits, err := fused.Forward(cl.in, true, fr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d := newDL(logits)
+					SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+					if err := fused.BackwardStep(d, fo); err != nil {
+						t.Fatal(err)
+					}
+					sameBits(t, fmt.Sprintf("step %d", step), ref, fused, ro, fo)
+				}
+			})
+		}
+	})
+}
+
+// sameBits fails unless the two models and optimisers hold the same bits.
+func sameBits(t *testing.T, when string, a, b *Model, ao, bo *Adam) {
+	t.Helper()
+	for i, p := range a.Params() {
+		q := b.Params()[i]
+		for j := range p.Value {
+			if math.Float64bits(p.Value[j]) != math.Float64bits(q.Value[j]) {
+				t.Fatalf("%s: %s[%d] = %v, want %v", when, p.Name, j, q.Value[j], p.Value[j])
+			}
+		}
+	}
+	as, bs := ao.State(), bo.State()
+	if as.Step != bs.Step {
+		t.Fatalf("%s: step %d, want %d", when, bs.Step, as.Step)
+	}
+	for i := range as.M {
+		for j := range as.M[i] {
+			if math.Float64bits(as.M[i][j]) != math.Float64bits(bs.M[i][j]) || math.Float64bits(as.V[i][j]) != math.Float64bits(bs.V[i][j]) {
+				t.Fatalf("%s: moments of %s[%d] differ", when, a.Params()[i].Name, j)
+			}
+		}
+	}
+}
+
+// TestBackwardStepNonFinite checks that BackwardStep reports the error
+// the unfused check finds when a NaN reaches every gradient (from a
+// later parameter through the forward pass), and none without one.
+func TestBackwardStepNonFinite(t *testing.T) {
+	const f = 60
+	cfg := Config{InFeatures: f, Hidden: 16, Classes: 3, Masked: true, Kernel: true, Score: Cosine, Sigma: 1}
+	cl := newTestClient(rand.New(rand.NewPCG(7, 8)), 25, f, 3)
+	for _, poison := range []bool{true, false} {
+		ref, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+		fused, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+		if poison {
+			ref.Param("cls.weight").Value[2] = math.NaN()
+			fused.Param("cls.weight").Value[2] = math.NaN()
+		}
+		ro, fo := NewAdam(ref.Params(), 0.05, 1e-4), NewAdam(fused.Params(), 0.05, 1e-4)
+		want := referenceStep(ref, ro, cl, rand.New(rand.NewPCG(5, 6)))
+		logits, err := fused.Forward(cl.in, true, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newDL(logits)
+		SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+		got := fused.BackwardStep(d, fo)
+		if poison != (want != nil) {
+			t.Fatalf("poison %v: reference error %v", poison, want)
+		}
+		if !sameError(got, want) {
+			t.Errorf("poison %v: got %v, want %v", poison, got, want)
+		}
+	}
+}
+
+// sameError reports whether got and want are both nil or both
+// NonFiniteGradErrors naming the same entry and value.
+func sameError(got, want error) bool {
+	var g, w *NonFiniteGradError
+	if !errors.As(got, &g) || !errors.As(want, &w) {
+		return got == nil && want == nil
+	}
+	return g.Param == w.Param && g.Entry == w.Entry && math.Float64bits(g.Value) == math.Float64bits(w.Value)
+}
+
+// TestSparseStepNonFinite checks the first layer's fused step on
+// gradients made non-finite one entry at a time (huge but finite
+// upstream gradients times huge weights or masks): it reports what
+// sparseBackward followed by the check of the weight's gradient, then
+// the mask's, reports, when only the mask's overflows, when only the
+// weight's does, when the weight's does in a later row than the mask's,
+// and for a NaN.
+func TestSparseStepNonFinite(t *testing.T) {
+	const n, f, c = 30, 50, 8
+	rng := rand.New(rand.NewPCG(9, 10))
+	prop, err := NewPropagator(randGraph(rng, n, 0.2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := Features{Sparse: randSparse(rng, n, f, 3)}
+	// rowsOf[i]: the feature rows of node i, increasing.
+	rowsOf := func(i int) []int { return x.Sparse.Indices[x.Sparse.Indptr[i]:x.Sparse.Indptr[i+1]] }
+	a, b := 0, n-1 // nodes whose first feature rows differ
+	for rowsOf(a)[0] >= rowsOf(b)[len(rowsOf(b))-1] {
+		b--
+	}
+	ra, rb := rowsOf(a)[0], rowsOf(b)[len(rowsOf(b))-1]
+	huge := 1e300
+	for _, tc := range []struct {
+		name  string
+		setup func(l *GCN, dxw []float64)
+	}{
+		{"mask", func(l *GCN, dxw []float64) {
+			dxw[a*c+2] = huge
+			l.Weight.Value[ra*c+2] = 1e10
+		}},
+		{"weight", func(l *GCN, dxw []float64) {
+			dxw[b*c+5] = huge
+			l.Mask.Value[rb*c+5] = 1e10
+		}},
+		{"weight-after-mask", func(l *GCN, dxw []float64) {
+			dxw[a*c+2], dxw[b*c+5] = huge, huge
+			l.Weight.Value[ra*c+2] = 1e10
+			l.Mask.Value[rb*c+5] = 1e10
+		}},
+		{"nan", func(l *GCN, dxw []float64) { dxw[b*c+1] = math.NaN() }},
+		{"none", func(l *GCN, dxw []float64) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want error
+			var got error
+			for _, fused := range []bool{false, true} {
+				l := NewGCN("conv1", f, c, true, rand.New(rand.NewPCG(11, 12)))
+				l.Forward(prop, x, true)
+				dxw := mat.NewDense(n, c, nil)
+				raw := dxw.RawMatrix().Data
+				for i := range raw {
+					raw[i] = rng.NormFloat64() * 1e-3
+				}
+				tc.setup(l, raw)
+				if !fused {
+					l.sparseBackward(dxw)
+					if e := firstNonFinite(l.Weight); e != nil {
+						want = e
+					} else if e := firstNonFinite(l.Mask); e != nil {
+						want = e
+					}
+					continue
+				}
+				opt := NewAdam(l.Params(), 0.01, 0)
+				s, _ := opt.next()
+				got = l.sparseStep(dxw, opt, 0, 1, s)
+			}
+			if (want == nil) != (tc.name == "none") {
+				t.Fatalf("the setup gives reference error %v", want)
+			}
+			if !sameError(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+			t.Log(want)
+		})
+	}
+}
+
+// newDL returns a matrix for dL/dlogits of logits' shape.
+func newDL(logits *mat.Dense) *mat.Dense {
+	r, c := logits.Dims()
+	return mat.NewDense(r, c, nil)
+}
