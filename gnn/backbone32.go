@@ -208,8 +208,11 @@ func (l *layer32) effective(g *GCN, pruned bool) {
 }
 
 // backward takes dL/dH (float64) of the last forward and adds the
-// gradients of the layers' parameters to their Grad.
-func (b *backbone32) backward(m *Model, dh *mat.Dense) {
+// gradients of the layers' parameters to their Grad. With skipFirst it
+// leaves out the first layer's weight and mask gradients (its bias
+// gradient is added) and returns its dL/d(W . M) and the counts of terms
+// of its rows (a row without any is not computed: its gradient is zero).
+func (b *backbone32) backward(m *Model, dh *mat.Dense, skipFirst bool) (dweff []float32, count []int) {
 	n, d := dh.Dims()
 	b.dh32 = denseToF32(b.dh32, dh)
 	g := b.dh32
@@ -229,11 +232,15 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 		if l.x != nil {
 			l.terms.denseColumnTerms(l.x, n, ll.In, d)
 			l.terms.sum(l.dweff, d, l.dxw)
-			l.addGrads(ll, l.terms.n, !b.train)
+			count = l.terms.n
 		} else {
 			b.xCols.sum(l.dweff, d, l.dxw)
-			l.addGrads(ll, b.xCols.count, !b.train)
+			count = b.xCols.count
 		}
+		if i == 0 && skipFirst {
+			return l.dweff, count
+		}
+		l.addGrads(ll, count, !b.train)
 		if i == 0 {
 			break
 		}
@@ -245,6 +252,7 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense) {
 		l.trans.mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, pattern)
 		g = l.dx
 	}
+	return nil, nil
 }
 
 // addGrads adds the float32 dL/d(W . M) in l.dweff to the weight and

@@ -328,7 +328,7 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 		dh = m.cls.Backward(dLogits, true)
 	}
 	if m.b32 != nil {
-		m.b32.backward(m, dh)
+		m.b32.backward(m, dh, false)
 		return
 	}
 	for i := len(m.layers) - 1; i >= 0; i-- {

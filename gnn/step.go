@@ -58,8 +58,13 @@ func firstNonFinite(p *Param) *NonFiniteGradError {
 func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 	l0 := m.layers[0].conv
 	kw, km := opt.index(l0.Weight), opt.index(l0.Mask)
-	if m.b32 != nil || m.expand != nil || l0.Mask == nil || l0.x.Sparse == nil || l0.pruned ||
-		kw < 0 || km != kw+1 || opt.m[kw] == nil || opt.m[km] == nil {
+	fused := m.expand == nil && l0.Mask != nil && kw >= 0 && km == kw+1
+	if m.b32 != nil {
+		fused = fused && m.b32.train && opt.m32[kw] != nil && opt.m32[km] != nil
+	} else {
+		fused = fused && l0.x.Sparse != nil && !l0.pruned && opt.m[kw] != nil && opt.m[km] != nil
+	}
+	if !fused {
 		m.ZeroGrad()
 		m.Backward(dLogits)
 		for _, p := range opt.params {
@@ -79,14 +84,18 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 			p.ZeroGrad()
 		}
 	}
-	dxw := m.backwardTo1(dLogits)
+	dxw, dweff32, count := m.backwardTo1(dLogits)
 	for _, p := range opt.params[:kw] {
 		if err := firstNonFinite(p); err != nil {
 			return err
 		}
 	}
 	s, s32 := opt.next()
-	if err := l0.sparseStep(dxw, opt, kw, km, s); err != nil {
+	if dxw != nil {
+		if err := l0.sparseStep(dxw, opt, kw, km, s); err != nil {
+			return err
+		}
+	} else if err := l0.sparseStep32(dweff32, count, opt, kw, km, s32); err != nil {
 		return err
 	}
 	for _, p := range opt.params[km+1:] {
@@ -104,8 +113,10 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 
 // backwardTo1 is Backward but for the first layer's weight and mask
 // gradients: it returns A_hat dL/dH' of the first layer (its bias
-// gradient added), from which sparseStep forms them.
-func (m *Model) backwardTo1(dLogits *mat.Dense) *mat.Dense {
+// gradient added), from which sparseStep forms them; for float32 layers
+// it returns instead dL/d(W . M) and its rows' counts of terms, from which
+// sparseStep32 does.
+func (m *Model) backwardTo1(dLogits *mat.Dense) (dxw *mat.Dense, dweff32 []float32, count []int) {
 	var dh *mat.Dense
 	if m.hard != nil {
 		dh = m.hard.backward(dLogits)
@@ -114,12 +125,16 @@ func (m *Model) backwardTo1(dLogits *mat.Dense) *mat.Dense {
 	} else {
 		dh = m.cls.Backward(dLogits, true)
 	}
+	if m.b32 != nil {
+		dweff32, count = m.b32.backward(m, dh, true)
+		return nil, dweff32, count
+	}
 	for i := len(m.layers) - 1; i > 0; i-- {
 		l := &m.layers[i]
 		dh = l.conv.Backward(l.relu.Backward(l.drop.Backward(dh)), true)
 	}
 	l := &m.layers[0]
-	return l.conv.backwardProp(l.relu.Backward(l.drop.Backward(dh)))
+	return l.conv.backwardProp(l.relu.Backward(l.drop.Backward(dh))), nil, nil
 }
 
 // backwardProp adds the bias gradient for dL/dH' and returns A_hat dL/dH',
@@ -207,4 +222,46 @@ func firstBad(x []float64) int {
 		}
 	}
 	return -1
+}
+
+// sparseStep32 is sparseStep for float32 layers: the gradients are
+// formed from the float32 dL/d(W . M) as backbone32's addGrads does
+// (vec.MaskGradFrom32), rows without terms have zero gradients, and
+// both parameters step with their float32 moments (vec.AdamF32).
+func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32) error {
+	c := l.Out
+	l.row = grow(l.row, 3*c)
+	gw, gm, zeros := l.row[:c], l.row[c:2*c], l.row[2*c:3*c]
+	clear(zeros)
+	w, mk := l.Weight.Value, l.Mask.Value
+	mw, vw, mm, vm := opt.m32[kw], opt.v32[kw], opt.m32[km], opt.v32[km]
+	var pending *NonFiniteGradError
+	for r, k := range count {
+		lo, hi := r*c, (r+1)*c
+		if k == 0 {
+			if pending == nil {
+				vec.AdamF32(w[lo:hi], zeros, mw[lo:hi], vw[lo:hi], s)
+				vec.AdamF32(mk[lo:hi], zeros, mm[lo:hi], vm[lo:hi], s)
+			}
+			continue
+		}
+		clear(gw)
+		clear(gm)
+		vec.MaskGradFrom32(gw, gm, dweff[lo:hi], w[lo:hi], mk[lo:hi])
+		if pending == nil && vec.AllFinite(gw) && vec.AllFinite(gm) {
+			vec.AdamF32(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
+			vec.AdamF32(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
+			continue
+		}
+		if i := firstBad(gw); i >= 0 {
+			return &NonFiniteGradError{Param: l.Weight.Name, Entry: lo + i, Value: gw[i]}
+		}
+		if i := firstBad(gm); pending == nil && i >= 0 {
+			pending = &NonFiniteGradError{Param: l.Mask.Name, Entry: lo + i, Value: gm[i]}
+		}
+	}
+	if pending != nil {
+		return pending
+	}
+	return nil
 }

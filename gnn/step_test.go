@@ -48,7 +48,7 @@ func referenceStep(m *Model, opt *Adam, cl testClient, rng *rand.Rand) error {
 
 // TestBackwardStepBits checks that BackwardStep leaves every parameter,
 // moment and the step count with the bits of the unfused sequence, step
-// after step, at every kernel level.
+// after step, on sparse and then dense features, at every kernel level.
 func TestBackwardStepBits(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
 		for _, tc := range stepCases {
@@ -60,7 +60,10 @@ func TestBackwardStepBits(t *testing.T) {
 				ro, fo := NewAdam(ref.Params(), 0.05, 1e-4), NewAdam(fused.Params(), 0.05, 1e-4)
 				cl := newTestClient(rand.New(rand.NewPCG(3, 4)), 30, tc.f, 4)
 				rr, fr := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
-				for step := 1; step <= 4; step++ {
+				for step := 1; step <= 6; step++ {
+					if step == 4 { // dense features from here on
+						cl.in.X = Features{Dense: cl.in.X.Sparse.Dense()}
+					}
 					if err := referenceStep(ref, ro, cl, rr); err != nil {
 						t.Fatal(err)
 					}
@@ -229,4 +232,74 @@ func TestSparseStepNonFinite(t *testing.T) {
 func newDL(logits *mat.Dense) *mat.Dense {
 	r, c := logits.Dims()
 	return mat.NewDense(r, c, nil)
+}
+
+// TestSparseStep32NonFinite is TestSparseStepNonFinite for float32
+// layers: sparseStep32 against backbone32's addGrads and the check, on
+// a float32 dL/d(W . M) with rows that no feature selects.
+func TestSparseStep32NonFinite(t *testing.T) {
+	const f, c = 40, 8
+	ra, rb := 3, 31
+	for _, tc := range []struct {
+		name  string
+		setup func(l *GCN, d []float32)
+	}{
+		{"mask", func(l *GCN, d []float32) {
+			d[ra*c+2] = 3e38
+			l.Weight.Value[ra*c+2] = 1e300
+		}},
+		{"weight", func(l *GCN, d []float32) {
+			d[rb*c+5] = 3e38
+			l.Mask.Value[rb*c+5] = 1e300
+		}},
+		{"weight-after-mask", func(l *GCN, d []float32) {
+			d[ra*c+2], d[rb*c+5] = 3e38, 3e38
+			l.Weight.Value[ra*c+2] = 1e300
+			l.Mask.Value[rb*c+5] = 1e300
+		}},
+		{"nan", func(l *GCN, d []float32) { d[rb*c+1] = float32(math.NaN()) }},
+		{"none", func(l *GCN, d []float32) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want, got error
+			for _, fused := range []bool{false, true} {
+				rng := rand.New(rand.NewPCG(13, 14))
+				l := NewGCN("conv1", f, c, true, rng)
+				d := make([]float32, f*c)
+				count := make([]int, f)
+				for r := range count {
+					if r%4 != 1 { // rows 1, 5, ... have no terms
+						count[r] = 1 + r%3
+						for j := 0; j < c; j++ {
+							d[r*c+j] = float32(rng.NormFloat64() * 1e-3)
+						}
+					}
+				}
+				tc.setup(l, d)
+				if !fused {
+					l32 := layer32{dweff: d}
+					l32.addGrads(l, count, false)
+					if e := firstNonFinite(l.Weight); e != nil {
+						want = e
+					} else if e := firstNonFinite(l.Mask); e != nil {
+						want = e
+					}
+					continue
+				}
+				for _, p := range l.Params() {
+					p.f32 = true
+				}
+				opt := NewAdam(l.Params(), 0.01, 0)
+				_, s := opt.next()
+				got = l.sparseStep32(d, count, opt, 0, 1, s)
+			}
+			if (want == nil) != (tc.name == "none") {
+				t.Fatalf("the setup gives reference error %v", want)
+			}
+			if !sameError(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+			t.Log(want)
+		})
+	}
 }
