@@ -2,7 +2,11 @@
 
 package vec
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // detect returns the best level of this CPU. cpu.X86 reports AVX2 and
 // AVX-512 only when the operating system saves their registers.
@@ -253,3 +257,25 @@ func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a 
 //
 //go:noescape
 func denseSumsAVX512(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)
+
+// termsInRange reports whether every term's uint(Off) <= uint(last).
+func termsInRange(terms []Term, last int) bool {
+	if level == AVX512 && len(terms) > 0 {
+		return offsInRangeAVX512(unsafe.Pointer(&terms[0]), len(terms), last)
+	}
+	return termsInRangeGo(terms, last)
+}
+
+// terms32InRange is termsInRange for Term32.
+func terms32InRange(terms []Term32, last int) bool {
+	if level == AVX512 && len(terms) > 0 {
+		return offsInRangeAVX512(unsafe.Pointer(&terms[0]), len(terms), last)
+	}
+	return terms32InRangeGo(terms, last)
+}
+
+// offsInRangeAVX512 reports whether the n terms of 16 bytes at p (Term
+// or Term32, Off first) all have uint(Off) <= uint(last).
+//
+//go:noescape
+func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool

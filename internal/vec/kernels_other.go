@@ -33,3 +33,7 @@ func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, 
 func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
 	denseSumsGo(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
 }
+
+func termsInRange(terms []Term, last int) bool { return termsInRangeGo(terms, last) }
+
+func terms32InRange(terms []Term32, last int) bool { return terms32InRangeGo(terms, last) }

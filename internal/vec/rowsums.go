@@ -92,12 +92,34 @@ func checkTerms(name string, cols int, src []float64, terms []Term, n []int) int
 		panic(fmt.Sprintf("vec: %s: rows have %d terms, %d given", name, total, len(terms)))
 	}
 	last := len(src) - cols
-	for i, t := range terms[:total] {
-		if uint(t.Off) > uint(last) || last < 0 {
-			panic(fmt.Sprintf("vec: %s: term %d reads src[%d:%d] of %d", name, i, t.Off, t.Off+cols, len(src)))
+	if total > 0 && (last < 0 || !termsInRange(terms[:total], last)) {
+		for i, t := range terms[:total] {
+			if uint(t.Off) > uint(last) || last < 0 {
+				panic(fmt.Sprintf("vec: %s: term %d reads src[%d:%d] of %d", name, i, t.Off, t.Off+cols, len(src)))
+			}
 		}
 	}
 	return total
+}
+
+// termsInRangeGo is termsInRange: whether every uint(Off) <= uint(last).
+func termsInRangeGo(terms []Term, last int) bool {
+	for _, t := range terms {
+		if uint(t.Off) > uint(last) {
+			return false
+		}
+	}
+	return true
+}
+
+// terms32InRangeGo is termsInRangeGo for Term32.
+func terms32InRangeGo(terms []Term32, last int) bool {
+	for _, t := range terms {
+		if uint(t.Off) > uint(last) {
+			return false
+		}
+	}
+	return true
 }
 
 // rowSumsAtGo is RowSumsAt (checked) through rowSumsGo, one row at a

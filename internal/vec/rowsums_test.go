@@ -258,3 +258,43 @@ func TestRowSumsAtPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestTermsInRange checks the bounds check of RowSums' and RowSums32's
+// terms at every level: lists of every length up to 40 with one term out
+// of range (just past the last row, far past it, negative) at every
+// position, and none; RowSums panics on one.
+func TestTermsInRange(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(10, 11))
+		const cols, srcLen = 5, 100
+		last := srcLen - cols
+		for n := 0; n <= 40; n++ {
+			terms := make([]Term, n)
+			terms32 := make([]Term32, n)
+			for i := range terms {
+				off := rng.IntN(last + 1)
+				terms[i], terms32[i] = Term{Off: off, A: 1}, Term32{Off: off, A: 1}
+			}
+			if !termsInRange(terms, last) || !terms32InRange(terms32, last) {
+				t.Fatalf("%d terms in range reported out of range", n)
+			}
+			for i := 0; i < n; i++ {
+				for _, bad := range []int{last + 1, 1 << 40, -1, -cols} {
+					old := terms[i].Off
+					terms[i].Off, terms32[i].Off = bad, bad
+					if termsInRange(terms, last) || terms32InRange(terms32, last) {
+						t.Fatalf("%d terms: Off %d at %d reported in range", n, bad, i)
+					}
+					terms[i].Off, terms32[i].Off = old, old
+				}
+			}
+		}
+		defer func() {
+			if recover() == nil {
+				t.Error("RowSums with a term past the source did not panic")
+			}
+		}()
+		dst := make([]float64, cols)
+		RowSums(dst, cols, cols, make([]float64, srcLen), []Term{{Off: 3}, {Off: last + 1}}, []int{2}, true)
+	})
+}

@@ -47,9 +47,11 @@ func RowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n
 		panic(fmt.Sprintf("vec: RowSums32: rows have %d terms, %d given", total, len(terms)))
 	}
 	last := len(src) - cols
-	for i, t := range terms[:total] {
-		if uint(t.Off) > uint(last) || last < 0 {
-			panic(fmt.Sprintf("vec: RowSums32: term %d reads src[%d:%d] of %d", i, t.Off, t.Off+cols, len(src)))
+	if total > 0 && (last < 0 || !terms32InRange(terms[:total], last)) {
+		for i, t := range terms[:total] {
+			if uint(t.Off) > uint(last) || last < 0 {
+				panic(fmt.Sprintf("vec: RowSums32: term %d reads src[%d:%d] of %d", i, t.Off, t.Off+cols, len(src)))
+			}
 		}
 	}
 	rowSums32(dst, stride, cols, src, terms[:total], n, zero)
