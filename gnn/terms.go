@@ -191,23 +191,18 @@ func (b *terms) reset(rows, per int) {
 	}
 	b.n = b.n[:rows]
 	clear(b.n)
-	if need := rows*per + 1; cap(b.t) < need { // +1: byColumns' spill
+	// +1: byColumns' spill; the slack lets nonzero write whole registers.
+	if need := rows*per + 1 + vec.NonzeroTermsSlack; cap(b.t) < need {
 		b.t = make([]vec.Term, need)
 	}
 	b.t = b.t[:0]
 }
 
 // nonzero appends the non-zero entries of x (NaN included) as the terms
-// of row r, in column order, entry j naming the source row at j*stride.
-// It writes every entry and advances past the non-zero ones only, so
-// that the loop has no branch on the data.
+// of row r, in column order, entry j naming the source row at j*stride
+// (vec.NonzeroTerms, which needs the slack that reset leaves).
 func (b *terms) nonzero(r int, x []float64, stride int) {
-	t := b.t[len(b.t) : len(b.t)+len(x)]
-	k := 0
-	for j, v := range x {
-		t[k] = vec.Term{Off: j * stride, A: v}
-		k += b2i(v != 0)
-	}
+	k := vec.NonzeroTerms(b.t[len(b.t):cap(b.t)], x, stride)
 	b.t = b.t[:len(b.t)+k]
 	b.n[r] = k
 }

@@ -279,3 +279,21 @@ func terms32InRange(terms []Term32, last int) bool {
 //
 //go:noescape
 func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool
+
+func nonzeroTerms(dst []Term, x []float64, stride int) int {
+	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+nonzeroSlack {
+		var offs [8]int
+		for i := range offs {
+			offs[i] = i * stride
+		}
+		return nonzeroTermsAVX512(&dst[0], x, &offs, 8*stride)
+	}
+	return nonzeroTermsGo(dst, x, stride)
+}
+
+// nonzeroTermsAVX512 is nonzeroTermsGo for dst with nonzeroSlack terms
+// of room past len(x); offs holds the Offs of the first eight entries,
+// step the Off of entry 8.
+//
+//go:noescape
+func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int

@@ -37,3 +37,5 @@ func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a 
 func termsInRange(terms []Term, last int) bool { return termsInRangeGo(terms, last) }
 
 func terms32InRange(terms []Term32, last int) bool { return terms32InRangeGo(terms, last) }
+
+func nonzeroTerms(dst []Term, x []float64, stride int) int { return nonzeroTermsGo(dst, x, stride) }

@@ -159,3 +159,40 @@ func rowSumsGo(dst []float64, stride, cols int, src []float64, terms []Term, n [
 // rowSumsBatch is the number of terms rowSumsGo passes to one call of
 // addScaledN.
 const rowSumsBatch = 64
+
+// NonzeroTermsSlack is the room past len(x) that lets NonzeroTerms write
+// whole registers: with less it takes a slower loop.
+const NonzeroTermsSlack = nonzeroSlack
+
+const nonzeroSlack = 8
+
+// NonzeroTerms sets the first k terms of dst to the non-zero entries of x
+// (NaN included, both zeros left out) in order, entry j as Term{Off:
+// j*stride, A: x[j]}, and returns k. It may write any of dst[:len(x)+
+// NonzeroTermsSlack] that dst has. It panics if dst is shorter than x.
+func NonzeroTerms(dst []Term, x []float64, stride int) int {
+	if len(dst) < len(x) {
+		panic(fmt.Sprintf("vec: NonzeroTerms: %d terms of room for %d entries", len(dst), len(x)))
+	}
+	return nonzeroTerms(dst, x, stride)
+}
+
+// nonzeroTermsGo is NonzeroTerms: it writes every entry and advances
+// past the non-zero ones only, without a branch on the data.
+func nonzeroTermsGo(dst []Term, x []float64, stride int) int {
+	dst = dst[:len(x)]
+	k := 0
+	for j, v := range x {
+		dst[k] = Term{Off: j * stride, A: v}
+		k += nonzero01(v)
+	}
+	return k
+}
+
+// nonzero01 returns 1 if v != 0 (NaN included), 0 if not.
+func nonzero01(v float64) int {
+	if v != 0 {
+		return 1
+	}
+	return 0
+}

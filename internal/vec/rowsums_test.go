@@ -298,3 +298,57 @@ func TestTermsInRange(t *testing.T) {
 		RowSums(dst, cols, cols, make([]float64, srcLen), []Term{{Off: 3}, {Off: last + 1}}, []int{2}, true)
 	})
 }
+
+// TestNonzeroTerms checks NonzeroTerms at every level against the
+// definition: rows of every length up to 40 and a long one, with zeros,
+// negative zeros, infinities and NaNs (payloads kept), with and without
+// the slack past the row, and that it writes nothing past that slack.
+func TestNonzeroTerms(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(12, 13))
+		specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), math.Float64frombits(0x7ff8000000000123)}
+		for _, n := range append(rangeInts(41), 256, 1433) {
+			for _, slack := range []int{0, NonzeroTermsSlack} {
+				x := make([]float64, n)
+				for i := range x {
+					switch rng.IntN(3) {
+					case 0:
+						x[i] = rng.NormFloat64()
+					case 1:
+						x[i] = specials[rng.IntN(len(specials))]
+					}
+				}
+				stride := 1 + rng.IntN(300)
+				dst := make([]Term, n+slack+1)
+				guard := Term{Off: -7, A: 42}
+				dst[n+slack] = guard
+				k := NonzeroTerms(dst[:n+slack], x, stride)
+				var want []Term
+				for j, v := range x {
+					if v != 0 {
+						want = append(want, Term{Off: j * stride, A: v})
+					}
+				}
+				if k != len(want) {
+					t.Fatalf("n=%d slack=%d: %d terms, want %d", n, slack, k, len(want))
+				}
+				for i, w := range want {
+					if g := dst[i]; g.Off != w.Off || math.Float64bits(g.A) != math.Float64bits(w.A) {
+						t.Fatalf("n=%d slack=%d: term %d is %+v, want %+v", n, slack, i, g, w)
+					}
+				}
+				if dst[n+slack] != guard {
+					t.Fatalf("n=%d slack=%d: wrote past the slack", n, slack)
+				}
+			}
+		}
+	})
+}
+
+func rangeInts(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}

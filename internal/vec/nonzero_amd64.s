@@ -1,0 +1,82 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The lanes of the terms: Off then A, four terms a register.
+DATA ilvLo<>+0(SB)/8, $0
+DATA ilvLo<>+8(SB)/8, $8
+DATA ilvLo<>+16(SB)/8, $1
+DATA ilvLo<>+24(SB)/8, $9
+DATA ilvLo<>+32(SB)/8, $2
+DATA ilvLo<>+40(SB)/8, $10
+DATA ilvLo<>+48(SB)/8, $3
+DATA ilvLo<>+56(SB)/8, $11
+GLOBL ilvLo<>(SB), RODATA|NOPTR, $64
+
+DATA ilvHi<>+0(SB)/8, $4
+DATA ilvHi<>+8(SB)/8, $12
+DATA ilvHi<>+16(SB)/8, $5
+DATA ilvHi<>+24(SB)/8, $13
+DATA ilvHi<>+32(SB)/8, $6
+DATA ilvHi<>+40(SB)/8, $14
+DATA ilvHi<>+48(SB)/8, $7
+DATA ilvHi<>+56(SB)/8, $15
+GLOBL ilvHi<>(SB), RODATA|NOPTR, $64
+
+// NZ8 writes the terms of the lanes of Z5 under K1 (the non-zero ones)
+// at term R8 of DI, eight terms whatever their number (the ones past it
+// are overwritten next or are slack), and advances R8 by their number.
+#define NZ8 \
+	VPCOMPRESSQ Z5, K1, Z6 \
+	VPCOMPRESSQ Z1, K1, Z7 \
+	VMOVDQA64   Z7, Z8 \
+	VPERMT2Q    Z6, Z3, Z8 \
+	VPERMT2Q    Z6, Z4, Z7 \
+	MOVQ        R8, DX \
+	SHLQ        $4, DX \
+	VMOVDQU64   Z8, (DI)(DX*1) \
+	VMOVDQU64   Z7, 64(DI)(DX*1) \
+	KMOVW       K1, BX \
+	POPCNTL     BX, BX \
+	ADDQ        BX, R8
+
+// func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
+TEXT ·nonzeroTermsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         x_base+8(FP), SI
+	MOVQ         x_len+16(FP), CX
+	MOVQ         offs+32(FP), AX
+	VMOVDQU64    (AX), Z1 // the lanes' Offs
+	MOVQ         step+40(FP), AX
+	VPBROADCASTQ AX, Z2
+	VMOVDQU64    ilvLo<>(SB), Z3
+	VMOVDQU64    ilvHi<>(SB), Z4
+	VPXORQ       Z0, Z0, Z0
+	XORQ         R8, R8
+
+loop:
+	CMPQ    CX, $8
+	JL      tail
+	VMOVUPD (SI), Z5
+	VCMPPD  $4, Z0, Z5, K1 // x != 0, true for NaN
+	NZ8
+	VPADDQ  Z2, Z1, Z1
+	ADDQ    $64, SI
+	SUBQ    $8, CX
+	JMP     loop
+
+tail:
+	TESTQ     CX, CX
+	JZ        done
+	MOVQ      $1, BX
+	SHLQ      CX, BX
+	DECQ      BX
+	KMOVW     BX, K2
+	VMOVUPD.Z (SI), K2, Z5
+	VCMPPD    $4, Z0, Z5, K2, K1
+	NZ8
+
+done:
+	MOVQ R8, ret+48(FP)
+	VZEROUPPER
+	RET
