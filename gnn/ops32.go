@@ -39,22 +39,18 @@ func (b *terms32) csrTerms(c *CSR, stride int) {
 }
 
 // denseTerms sets b to the non-zero entries of x (rows x cols) by rows,
-// as terms on a matrix of stride columns. It writes every entry and
-// advances past the non-zero ones, without a branch on the data.
+// as terms on a matrix of stride columns (vec.NonzeroTerms32, row by
+// row).
 func (b *terms32) denseTerms(x []float32, rows, cols, stride int) {
 	b.reset(rows)
 	k := 0
 	for i := 0; i < rows; i++ {
-		if cap(b.t) < k+cols {
-			b.t = append(b.t[:k], make([]vec.Term32, k+cols)...)[:k]
+		if cap(b.t) < k+cols+vec.NonzeroTermsSlack {
+			b.t = append(b.t[:k], make([]vec.Term32, cols+vec.NonzeroTermsSlack)...)[:k]
 		}
-		t := b.t[:k+cols]
-		start := k
-		for j, v := range x[i*cols : (i+1)*cols] {
-			t[k] = vec.Term32{Off: j * stride, A: v}
-			k += b2i(v != 0)
-		}
-		b.n[i] = k - start
+		n := vec.NonzeroTerms32(b.t[k:cap(b.t)], x[i*cols:(i+1)*cols], stride)
+		b.n[i] = n
+		k += n
 	}
 	b.t = b.t[:k]
 }

@@ -297,3 +297,19 @@ func nonzeroTerms(dst []Term, x []float64, stride int) int {
 //
 //go:noescape
 func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
+
+func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
+	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+nonzeroSlack {
+		var offs [8]int
+		for i := range offs {
+			offs[i] = i * stride
+		}
+		return nonzeroTerms32AVX512(&dst[0], x, &offs, 8*stride)
+	}
+	return nonzeroTerms32Go(dst, x, stride)
+}
+
+// nonzeroTerms32AVX512 is nonzeroTermsAVX512 for float32 entries.
+//
+//go:noescape
+func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int, step int) int

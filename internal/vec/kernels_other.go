@@ -39,3 +39,7 @@ func termsInRange(terms []Term, last int) bool { return termsInRangeGo(terms, la
 func terms32InRange(terms []Term32, last int) bool { return terms32InRangeGo(terms, last) }
 
 func nonzeroTerms(dst []Term, x []float64, stride int) int { return nonzeroTermsGo(dst, x, stride) }
+
+func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
+	return nonzeroTerms32Go(dst, x, stride)
+}

@@ -80,3 +80,49 @@ done:
 	MOVQ R8, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int, step int) int
+//
+// nonzeroTermsAVX512 for float32 entries: each lane's float32 is widened
+// to a quadword by zeros (the A of a Term32 and its padding).
+TEXT ·nonzeroTerms32AVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         x_base+8(FP), SI
+	MOVQ         x_len+16(FP), CX
+	MOVQ         offs+32(FP), AX
+	VMOVDQU64    (AX), Z1
+	MOVQ         step+40(FP), AX
+	VPBROADCASTQ AX, Z2
+	VMOVDQU64    ilvLo<>(SB), Z3
+	VMOVDQU64    ilvHi<>(SB), Z4
+	VPXORQ       Z0, Z0, Z0
+	XORQ         R8, R8
+
+loop32:
+	CMPQ      CX, $8
+	JL        tail32
+	VMOVUPS   (SI), Y6 // lanes 8-15 of Z6 cleared
+	VCMPPS    $4, Z0, Z6, K1 // x != 0, true for NaN
+	VPMOVZXDQ Y6, Z5
+	NZ8
+	VPADDQ    Z2, Z1, Z1
+	ADDQ      $32, SI
+	SUBQ      $8, CX
+	JMP       loop32
+
+tail32:
+	TESTQ       CX, CX
+	JZ          done32
+	MOVQ        $1, BX
+	SHLQ        CX, BX
+	DECQ        BX
+	KMOVW       BX, K2
+	VMOVDQU32.Z (SI), K2, Z6
+	VPMOVZXDQ   Y6, Z5
+	VCMPPS      $4, Z0, Z6, K2, K1
+	NZ8
+
+done32:
+	MOVQ R8, ret+48(FP)
+	VZEROUPPER
+	RET

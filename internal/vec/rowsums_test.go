@@ -352,3 +352,46 @@ func rangeInts(n int) []int {
 	}
 	return r
 }
+
+// TestNonzeroTerms32 is TestNonzeroTerms for NonzeroTerms32.
+func TestNonzeroTerms32(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(14, 15))
+		specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), math.Float32frombits(0x7fc00123)}
+		for _, n := range append(rangeInts(41), 256, 767) {
+			for _, slack := range []int{0, NonzeroTermsSlack} {
+				x := make([]float32, n)
+				for i := range x {
+					switch rng.IntN(3) {
+					case 0:
+						x[i] = float32(rng.NormFloat64())
+					case 1:
+						x[i] = specials[rng.IntN(len(specials))]
+					}
+				}
+				stride := 1 + rng.IntN(300)
+				dst := make([]Term32, n+slack+1)
+				guard := Term32{Off: -7, A: 42}
+				dst[n+slack] = guard
+				k := NonzeroTerms32(dst[:n+slack], x, stride)
+				var want []Term32
+				for j, v := range x {
+					if v != 0 {
+						want = append(want, Term32{Off: j * stride, A: v})
+					}
+				}
+				if k != len(want) {
+					t.Fatalf("n=%d slack=%d: %d terms, want %d", n, slack, k, len(want))
+				}
+				for i, w := range want {
+					if g := dst[i]; g.Off != w.Off || math.Float32bits(g.A) != math.Float32bits(w.A) {
+						t.Fatalf("n=%d slack=%d: term %d is %+v, want %+v", n, slack, i, g, w)
+					}
+				}
+				if dst[n+slack] != guard {
+					t.Fatalf("n=%d slack=%d: wrote past the slack", n, slack)
+				}
+			}
+		}
+	})
+}

@@ -173,3 +173,22 @@ func ReLUBack32(dst, g, y, s []float32) {
 	}
 	reluBack32(dst, g, y, s)
 }
+
+// NonzeroTerms32 is NonzeroTerms for float32 entries and Term32s.
+func NonzeroTerms32(dst []Term32, x []float32, stride int) int {
+	if len(dst) < len(x) {
+		panic(fmt.Sprintf("vec: NonzeroTerms32: %d terms of room for %d entries", len(dst), len(x)))
+	}
+	return nonzeroTerms32(dst, x, stride)
+}
+
+// nonzeroTerms32Go is NonzeroTerms32 without a branch on the data.
+func nonzeroTerms32Go(dst []Term32, x []float32, stride int) int {
+	dst = dst[:len(x)]
+	k := 0
+	for j, v := range x {
+		dst[k] = Term32{Off: j * stride, A: v}
+		k += nonzero01(float64(v))
+	}
+	return k
+}
