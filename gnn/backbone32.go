@@ -125,7 +125,7 @@ func (b *backbone32) useInput(in Input, hidden, first int) {
 		x := in.X.Sparse
 		b.xRows.build(x.Rows, x.Cols, x.Indptr, x.Indices, x.Values, first)
 		var t cscMatrix
-		t.build(x)
+		t.build(x, increasing(x.Indptr, x.Indices, x.Rows))
 		b.xCols.build(x.Cols, x.Rows, t.ptr, t.idx, t.val, first)
 	}
 	if in.X.Dense != nil && in.X.Dense != b.xd {

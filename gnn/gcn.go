@@ -133,9 +133,9 @@ func (l *GCN) columns(x *CSR) {
 	if l.xtOf == x && l.xtRows == x.Rows && l.xtNNZ == len(x.Indices) {
 		return
 	}
-	l.xt.build(x)
-	l.xtOf, l.xtRows, l.xtNNZ = x, x.Rows, len(x.Indices)
 	l.xtSorted = increasing(x.Indptr, x.Indices, x.Rows)
+	l.xt.build(x, l.xtSorted)
+	l.xtOf, l.xtRows, l.xtNNZ = x, x.Rows, len(x.Indices)
 }
 
 // sparseForwardByColumns returns X (W . M) by walking X by columns: each
@@ -279,10 +279,21 @@ type cscMatrix struct {
 	idx      []int
 	val      []float64
 	nonEmpty []int
+	cur      []int // build's cursor in every row
 }
 
+// cscBlock is the number of columns whose entries build places in one
+// pass over the rows of a CSR whose rows are sorted, so that their write
+// positions (two cache lines a column) stay near the first-level cache
+// (BenchmarkCSCBuild: 64 columns 1.21 ms, 128 0.98, 256 0.92, 384 0.92,
+// all 767 at once 1.08).
+const cscBlock = 256
+
 // build sets t to the columns of x (a counting sort, O(nnz + cols)).
-func (t *cscMatrix) build(x *CSR) {
+// When sorted (every row lists increasing columns) it places the entries
+// cscBlock columns at a time, each row's entries of a block being the
+// next ones after its cursor.
+func (t *cscMatrix) build(x *CSR, sorted bool) {
 	cols, nnz := x.Cols, len(x.Indices)
 	if cap(t.ptr) < cols+1 {
 		t.ptr = make([]int, cols+1)
@@ -305,12 +316,32 @@ func (t *cscMatrix) build(x *CSR) {
 	t.idx = t.idx[:nnz]
 	t.val = grow(t.val, nnz)
 	next := t.ptr[:cols] // reuse ptr as the insertion cursor, restored below
-	for i := 0; i < x.Rows; i++ {
-		for k := x.Indptr[i]; k < x.Indptr[i+1]; k++ {
-			j := x.Indices[k]
-			t.idx[next[j]] = i
-			t.val[next[j]] = x.Values[k]
-			next[j]++
+	if sorted && cols > cscBlock {
+		if cap(t.cur) < x.Rows {
+			t.cur = make([]int, x.Rows)
+		}
+		cur := t.cur[:x.Rows]
+		copy(cur, x.Indptr[:x.Rows])
+		for c1 := cscBlock; c1-cscBlock < cols; c1 += cscBlock {
+			for i := range cur {
+				k, end := cur[i], x.Indptr[i+1]
+				for ; k < end && x.Indices[k] < c1; k++ {
+					j := x.Indices[k]
+					t.idx[next[j]] = i
+					t.val[next[j]] = x.Values[k]
+					next[j]++
+				}
+				cur[i] = k
+			}
+		}
+	} else {
+		for i := 0; i < x.Rows; i++ {
+			for k := x.Indptr[i]; k < x.Indptr[i+1]; k++ {
+				j := x.Indices[k]
+				t.idx[next[j]] = i
+				t.val[next[j]] = x.Values[k]
+				next[j]++
+			}
 		}
 	}
 	// next[j] now equals the old ptr[j+1]: shift back.

@@ -70,7 +70,7 @@ func TestBlocked32KeepsBits(t *testing.T) {
 			var rows, cols blocked32
 			rows.build(x.Rows, x.Cols, x.Indptr, x.Indices, x.Values, d)
 			var csc cscMatrix
-			csc.build(x)
+			csc.build(x, increasing(x.Indptr, x.Indices, x.Rows))
 			cols.build(x.Cols, x.Rows, csc.ptr, csc.idx, csc.val, d)
 			var refRows, refCols terms32
 			refRows.csrTerms(x, d)

@@ -52,7 +52,7 @@ func NewMeanAdj(adj *CSR) (*MeanAdj, error) {
 // a's columns, as the GCN layers' cscMatrix stores them.
 func transposeCSR(a *CSR) CSR {
 	var t cscMatrix
-	t.build(a)
+	t.build(a, increasing(a.Indptr, a.Indices, a.Rows))
 	return CSR{Rows: a.Cols, Cols: a.Rows, Indptr: t.ptr, Indices: t.idx, Values: t.val}
 }
 

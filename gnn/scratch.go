@@ -119,6 +119,7 @@ func (l *GCN) scratchSlots(f func(*[]float64), fi func(*[]int)) {
 	fi(&l.xt.ptr)
 	fi(&l.xt.idx)
 	fi(&l.xt.nonEmpty)
+	fi(&l.xt.cur)
 }
 
 func (r *ReLU) scratchSlots(f func(*[]float64)) {
