@@ -274,24 +274,18 @@ func mulTransBPattern(d, pr, wr blas64.General, pat []float64, patStride int) {
 	if cap(b.ys) < k {
 		b.ys = make([][]float64, k)
 	}
-	if cap(b.pos) < k {
-		b.pos = make([]int, k)
-	}
-	ys, idx, out := b.ys[:k], b.pos[:k], b.out(k)
+	b.reset(1, k) // the kept columns of a row, as terms (Off: the column)
+	ys, kept, out := b.ys[:k], b.t[:cap(b.t)], b.out(k)
 	for i := 0; i < d.Rows; i++ {
-		n := 0
-		for j, v := range pat[i*patStride : i*patStride+k] {
-			idx[n] = j
-			n += b2i(v != 0)
-		}
-		for q, j := range idx[:n] {
-			ys[q] = wr.Data[j*wr.Stride : j*wr.Stride+m]
+		n := vec.NonzeroTerms(kept, pat[i*patStride:i*patStride+k], 1)
+		for q, t := range kept[:n] {
+			ys[q] = wr.Data[t.Off*wr.Stride : t.Off*wr.Stride+m]
 		}
 		vec.DotN(out[:n], pr.Data[i*pr.Stride:i*pr.Stride+m], ys[:n])
 		row := d.Data[i*d.Stride : i*d.Stride+k]
 		clear(row)
-		for q, j := range idx[:n] {
-			row[j] = out[q]
+		for q, t := range kept[:n] {
+			row[t.Off] = out[q]
 		}
 	}
 }
