@@ -125,11 +125,7 @@ func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 // of x takes every entry of the block: vec.DenseSums instead of terms.
 func noZeros(x []float64, rows, cols, stride int) bool {
 	for i := range rows {
-		zeros := 0
-		for _, v := range x[i*stride : i*stride+cols] {
-			zeros += b2i(v == 0)
-		}
-		if zeros > 0 {
+		if vec.HasZero(x[i*stride : i*stride+cols]) {
 			return false
 		}
 	}

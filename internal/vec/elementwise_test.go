@@ -88,3 +88,30 @@ func TestAllFinite(t *testing.T) {
 		}
 	})
 }
+
+// TestHasZero checks HasZero at every level: a zero or a negative zero
+// at every position of vectors of every length up to 70, NaN and
+// infinities (not zeros) everywhere else.
+func TestHasZero(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		for n := 0; n <= 70; n++ {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = []float64{1, math.NaN(), math.Inf(-1), -2.5, math.SmallestNonzeroFloat64}[i%5]
+			}
+			if HasZero(x) {
+				t.Fatalf("n=%d: a zero found in %v", n, x)
+			}
+			for i := range x {
+				for _, z := range []float64{0, math.Copysign(0, -1)} {
+					old := x[i]
+					x[i] = z
+					if !HasZero(x) {
+						t.Fatalf("n=%d: zero %v at %d not found", n, z, i)
+					}
+					x[i] = old
+				}
+			}
+		}
+	})
+}

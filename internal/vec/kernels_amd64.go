@@ -313,3 +313,15 @@ func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 //
 //go:noescape
 func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int, step int) int
+
+func hasZero(x []float64) bool {
+	if level == AVX512 {
+		return hasZeroAVX512(x)
+	}
+	return hasZeroGo(x)
+}
+
+// hasZeroAVX512 is hasZeroGo.
+//
+//go:noescape
+func hasZeroAVX512(x []float64) bool

@@ -43,3 +43,5 @@ func nonzeroTerms(dst []Term, x []float64, stride int) int { return nonzeroTerms
 func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 	return nonzeroTerms32Go(dst, x, stride)
 }
+
+func hasZero(x []float64) bool { return hasZeroGo(x) }

@@ -126,3 +126,56 @@ done32:
 	MOVQ R8, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func hasZeroAVX512(x []float64) bool
+TEXT ·hasZeroAVX512(SB), NOSPLIT, $0-25
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	VPXORQ Z0, Z0, Z0
+
+hzloop:
+	CMPQ    CX, $32
+	JL      hz8
+	VCMPPD  $0, (SI), Z0, K1 // == 0 (either zero; NaN is not)
+	VCMPPD  $0, 64(SI), Z0, K2
+	VCMPPD  $0, 128(SI), Z0, K3
+	VCMPPD  $0, 192(SI), Z0, K4
+	KORW    K1, K2, K1
+	KORW    K3, K4, K3
+	KORTESTW K1, K3
+	JNZ     yes
+	ADDQ    $256, SI
+	SUBQ    $32, CX
+	JMP     hzloop
+
+hz8:
+	CMPQ    CX, $8
+	JL      hztail
+	VCMPPD  $0, (SI), Z0, K1
+	KORTESTW K1, K1
+	JNZ     yes
+	ADDQ    $64, SI
+	SUBQ    $8, CX
+	JMP     hz8
+
+hztail:
+	TESTQ     CX, CX
+	JZ        no
+	MOVQ      $1, BX
+	SHLQ      CX, BX
+	DECQ      BX
+	KMOVW     BX, K2
+	VMOVUPD.Z (SI), K2, Z5
+	VCMPPD    $0, Z0, Z5, K2, K1
+	KORTESTW  K1, K1
+	JNZ       yes
+
+no:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
+
+yes:
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET

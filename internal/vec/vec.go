@@ -198,6 +198,18 @@ func MulPruned(dst, x, m []float64, thr float64) {
 // AllFinite reports whether no element of x is NaN or infinite.
 func AllFinite(x []float64) bool { return finite(x) }
 
+// HasZero reports whether an element of x is +0 or -0 (NaN is not zero).
+func HasZero(x []float64) bool { return hasZero(x) }
+
+func hasZeroGo(x []float64) bool {
+	for _, v := range x {
+		if v == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func check3(name string, dst, x, y []float64) {
 	if len(x) != len(dst) || len(y) != len(dst) {
 		panic(fmt.Sprintf("vec: %s: lengths %d, %d, %d", name, len(dst), len(x), len(y)))
