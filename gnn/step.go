@@ -43,9 +43,10 @@ func firstNonFinite(p *Param) *NonFiniteGradError {
 // moments may be partly updated, so that the step is not to be taken
 // again.
 //
-// It is faster when the first layer is a masked GCN on sparse features
-// in training mode (FedAux's and FED-PUB's models on Cora, CiteSeer and
-// the Amazon sets): that layer's weight and mask gradients,
+// It is faster when the first layer is a masked GCN in training mode on
+// sparse features (FedAux's and FED-PUB's models on Cora, CiteSeer and
+// the Amazon sets), or on any features in float32: that layer's weight
+// and mask gradients,
 //
 //	dL/dW = D . M and dL/dM = D . W, D = dL/d(W . M) = X^T A_hat dL/dH' (Eq. 1),
 //
