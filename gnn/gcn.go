@@ -244,12 +244,28 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	return dx
 }
 
-// sparseBackward adds the weight (and mask) gradients for a sparse input:
-// row r of dL/d(W.M) = X^T dxw is summed from the rows of dxw of the
-// nodes that have feature r, in node order (vec.RowSums, termRows rows
-// at a time, in blocks of nodes: terms.sumCompressed), then applied to
-// the gradients of row r.
+// sparseBackward adds the weight (and mask) gradients for a sparse input,
+// row by row of dL/d(W.M) (eachGradRow).
 func (l *GCN) sparseBackward(dxw *mat.Dense) {
+	c := l.Out
+	l.eachGradRow(dxw, func(r int, row []float64) error {
+		lo, hi := r*c, (r+1)*c
+		if l.Mask == nil {
+			axpy(l.Weight.Grad[lo:hi], 1, row)
+		} else {
+			maskGradRow(l.Weight.Grad[lo:hi], l.Mask.Grad[lo:hi], row, l.Weight.Value[lo:hi], l.Mask.Value[lo:hi], l.pruned)
+		}
+		return nil
+	})
+}
+
+// eachGradRow calls f(r, d) with each row r of dL/d(W.M) = X^T dxw for a
+// sparse input that some node's features select, in increasing r: row r
+// is summed from the rows of dxw of the nodes that have feature r, in
+// node order (vec.RowSums, termRows rows at a time, in blocks of nodes:
+// terms.sumCompressed). d is overwritten after f returns. It stops at
+// the first error of f and returns it.
+func (l *GCN) eachGradRow(dxw *mat.Dense, f func(r int, d []float64) error) error {
 	raw := dxw.RawMatrix()
 	c := l.Out
 	cols := l.xt.nonEmpty
@@ -260,15 +276,12 @@ func (l *GCN) sparseBackward(dxw *mat.Dense) {
 		q1 := min(q0+termRows, len(cols))
 		b.sumCompressed(blk.Data, blk.Stride, c, raw.Data, raw.Stride, raw.Rows, l.xt.ptr, l.xt.idx, l.xt.val, cols[q0:q1])
 		for q, r := range cols[q0:q1] {
-			row := blk.Data[q*blk.Stride : q*blk.Stride+c]
-			lo, hi := r*c, (r+1)*c
-			if l.Mask == nil {
-				axpy(l.Weight.Grad[lo:hi], 1, row)
-				continue
+			if err := f(r, blk.Data[q*blk.Stride:q*blk.Stride+c]); err != nil {
+				return err
 			}
-			maskGradRow(l.Weight.Grad[lo:hi], l.Mask.Grad[lo:hi], row, l.Weight.Value[lo:hi], l.Mask.Value[lo:hi], l.pruned)
 		}
 	}
+	return nil
 }
 
 // cscMatrix is a sparse matrix stored by columns: column j holds the row

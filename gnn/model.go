@@ -319,14 +319,7 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 		panic("gnn: Backward without a complete Forward")
 	}
 	m.ensureGrads()
-	var dh *mat.Dense
-	if m.hard != nil {
-		dh = m.hard.backward(dLogits)
-	} else if m.head != nil {
-		dh = m.head.backward(dLogits, true)
-	} else {
-		dh = m.cls.Backward(dLogits, true)
-	}
+	dh := m.headBackward(dLogits)
 	if m.b32 != nil {
 		m.b32.backward(m, dh, false)
 		return
@@ -340,6 +333,18 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 		// The first layer's input is data: no gradient for it.
 		dh = l.conv.Backward(d, i > 0)
 	}
+}
+
+// headBackward adds the gradients of the head's parameters (hard head,
+// kernel head or classifier) and returns dL/dH.
+func (m *Model) headBackward(dLogits *mat.Dense) *mat.Dense {
+	if m.hard != nil {
+		return m.hard.backward(dLogits)
+	}
+	if m.head != nil {
+		return m.head.backward(dLogits, true)
+	}
+	return m.cls.Backward(dLogits, true)
 }
 
 // Embeddings returns the node embeddings H (N x d, Eq. 1) of the last

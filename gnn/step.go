@@ -118,14 +118,7 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 // it returns instead dL/d(W . M) and its rows' counts of terms, from which
 // sparseStep32 does.
 func (m *Model) backwardTo1(dLogits *mat.Dense) (dxw *mat.Dense, dweff32 []float32, count []int) {
-	var dh *mat.Dense
-	if m.hard != nil {
-		dh = m.hard.backward(dLogits)
-	} else if m.head != nil {
-		dh = m.head.backward(dLogits, true)
-	} else {
-		dh = m.cls.Backward(dLogits, true)
-	}
+	dh := m.headBackward(dLogits)
 	if m.b32 != nil {
 		dweff32, count = m.b32.backward(m, dh, true)
 		return nil, dweff32, count
@@ -155,13 +148,10 @@ func (l *GCN) backwardProp(dOut *mat.Dense) *mat.Dense {
 // node's features select have zero gradients. On the first row with a
 // NaN or an infinity it stops stepping and returns the first such entry
 // of the weight's gradient over the rows not stepped, or if it has none,
-// the mask's first: the rows before were finite in both.
+// the mask's first: the rows before were finite in both (badRows).
 func (l *GCN) sparseStep(dxw *mat.Dense, opt *Adam, kw, km int, s vec.AdamStep) error {
-	raw := dxw.RawMatrix()
 	c := l.Out
-	l.row = grow(l.row, 3*c)
-	gw, gm, zeros := l.row[:c], l.row[c:2*c], l.row[2*c:3*c]
-	clear(zeros)
+	gw, gm, zeros := l.stepRows()
 	w, mk := l.Weight.Value, l.Mask.Value
 	mw, vw, mm, vm := opt.m[kw], opt.v[kw], opt.m[km], opt.v[km]
 	// idle steps the rows from..to-1, which no feature selects.
@@ -172,44 +162,68 @@ func (l *GCN) sparseStep(dxw *mat.Dense, opt *Adam, kw, km int, s vec.AdamStep) 
 			vec.Adam(mk[lo:hi], zeros, mm[lo:hi], vm[lo:hi], s)
 		}
 	}
-	// pending is the first non-finite entry of the mask's gradient,
-	// found while looking for one of the weight's.
-	var pending *NonFiniteGradError
-	cols := l.xt.nonEmpty
-	b := getTerms()
-	defer putTerms(b)
-	blk := l.dweff.get(min(termRows, max(1, len(cols))), c).RawMatrix()
+	bad := badRows{l: l}
 	next := 0
-	for q0 := 0; q0 < len(cols); q0 += termRows {
-		q1 := min(q0+termRows, len(cols))
-		b.sumCompressed(blk.Data, blk.Stride, c, raw.Data, raw.Stride, raw.Rows, l.xt.ptr, l.xt.idx, l.xt.val, cols[q0:q1])
-		for q, r := range cols[q0:q1] {
-			d := blk.Data[q*blk.Stride : q*blk.Stride+c]
-			lo, hi := r*c, (r+1)*c
-			clear(gw)
-			clear(gm)
-			vec.AddMul(gw, d, mk[lo:hi]) // as maskGradRow
-			vec.AddMul(gm, d, w[lo:hi])
-			if pending == nil && vec.AllFinite(gw) && vec.AllFinite(gm) {
-				idle(next, r)
-				vec.Adam(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
-				vec.Adam(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
-				next = r + 1
-				continue
-			}
-			if i := firstBad(gw); i >= 0 {
-				return &NonFiniteGradError{Param: l.Weight.Name, Entry: lo + i, Value: gw[i]}
-			}
-			if i := firstBad(gm); pending == nil && i >= 0 {
-				pending = &NonFiniteGradError{Param: l.Mask.Name, Entry: lo + i, Value: gm[i]}
-			}
+	err := l.eachGradRow(dxw, func(r int, d []float64) error {
+		lo, hi := r*c, (r+1)*c
+		clear(gw)
+		clear(gm)
+		vec.AddMul(gw, d, mk[lo:hi]) // as maskGradRow
+		vec.AddMul(gm, d, w[lo:hi])
+		step, err := bad.check(gw, gm, lo)
+		if step {
+			idle(next, r)
+			vec.Adam(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
+			vec.Adam(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
+			next = r + 1
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	if pending != nil {
-		return pending
+	if bad.pending != nil {
+		return bad.pending
 	}
 	idle(next, l.In)
 	return nil
+}
+
+// stepRows returns three rows of Out elements in l's memory for a fused
+// step: the weight's gradient, the mask's, and zeros (the gradient of
+// the rows no feature selects).
+func (l *GCN) stepRows() (gw, gm, zeros []float64) {
+	c := l.Out
+	l.row = grow(l.row, 3*c)
+	gw, gm, zeros = l.row[:c], l.row[c:2*c], l.row[2*c:3*c]
+	clear(zeros)
+	return gw, gm, zeros
+}
+
+// badRows follows the rows of a masked layer's weight and mask gradients
+// in order, to report the first non-finite entry that a check of the
+// whole weight's gradient, then the whole mask's, would.
+type badRows struct {
+	l *GCN
+	// pending is the first non-finite entry of the mask's gradient,
+	// found while looking for one of the weight's.
+	pending *NonFiniteGradError
+}
+
+// check takes the gradients gw and gm of the rows from entry lo: step
+// reports whether they may be stepped (both finite, none earlier), err
+// is the weight's first non-finite entry once found.
+func (b *badRows) check(gw, gm []float64, lo int) (step bool, err error) {
+	if b.pending == nil && vec.AllFinite(gw) && vec.AllFinite(gm) {
+		return true, nil
+	}
+	if i := firstBad(gw); i >= 0 {
+		return false, &NonFiniteGradError{Param: b.l.Weight.Name, Entry: lo + i, Value: gw[i]}
+	}
+	if i := firstBad(gm); b.pending == nil && i >= 0 {
+		b.pending = &NonFiniteGradError{Param: b.l.Mask.Name, Entry: lo + i, Value: gm[i]}
+	}
+	return false, nil
 }
 
 // firstBad returns the index of the first NaN or infinity of x, or -1.
@@ -231,16 +245,14 @@ func firstBad(x []float64) int {
 // both parameters step with their float32 moments (vec.AdamF32).
 func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32) error {
 	c := l.Out
-	l.row = grow(l.row, 3*c)
-	gw, gm, zeros := l.row[:c], l.row[c:2*c], l.row[2*c:3*c]
-	clear(zeros)
+	gw, gm, zeros := l.stepRows()
 	w, mk := l.Weight.Value, l.Mask.Value
 	mw, vw, mm, vm := opt.m32[kw], opt.v32[kw], opt.m32[km], opt.v32[km]
-	var pending *NonFiniteGradError
+	bad := badRows{l: l}
 	for r, k := range count {
 		lo, hi := r*c, (r+1)*c
 		if k == 0 {
-			if pending == nil {
+			if bad.pending == nil {
 				vec.AdamF32(w[lo:hi], zeros, mw[lo:hi], vw[lo:hi], s)
 				vec.AdamF32(mk[lo:hi], zeros, mm[lo:hi], vm[lo:hi], s)
 			}
@@ -249,20 +261,17 @@ func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, 
 		clear(gw)
 		clear(gm)
 		vec.MaskGradFrom32(gw, gm, dweff[lo:hi], w[lo:hi], mk[lo:hi])
-		if pending == nil && vec.AllFinite(gw) && vec.AllFinite(gm) {
+		step, err := bad.check(gw, gm, lo)
+		if err != nil {
+			return err
+		}
+		if step {
 			vec.AdamF32(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
 			vec.AdamF32(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
-			continue
-		}
-		if i := firstBad(gw); i >= 0 {
-			return &NonFiniteGradError{Param: l.Weight.Name, Entry: lo + i, Value: gw[i]}
-		}
-		if i := firstBad(gm); pending == nil && i >= 0 {
-			pending = &NonFiniteGradError{Param: l.Mask.Name, Entry: lo + i, Value: gm[i]}
 		}
 	}
-	if pending != nil {
-		return pending
+	if bad.pending != nil {
+		return bad.pending
 	}
 	return nil
 }

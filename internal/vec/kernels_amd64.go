@@ -282,13 +282,19 @@ func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool
 
 func nonzeroTerms(dst []Term, x []float64, stride int) int {
 	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+nonzeroSlack {
-		var offs [8]int
-		for i := range offs {
-			offs[i] = i * stride
-		}
+		offs := laneOffs(stride)
 		return nonzeroTermsAVX512(&dst[0], x, &offs, 8*stride)
 	}
 	return nonzeroTermsGo(dst, x, stride)
+}
+
+// laneOffs returns the Offs of the first eight entries, i*stride.
+func laneOffs(stride int) [8]int {
+	var offs [8]int
+	for i := range offs {
+		offs[i] = i * stride
+	}
+	return offs
 }
 
 // nonzeroTermsAVX512 is nonzeroTermsGo for dst with nonzeroSlack terms
@@ -300,10 +306,7 @@ func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
 
 func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+nonzeroSlack {
-		var offs [8]int
-		for i := range offs {
-			offs[i] = i * stride
-		}
+		offs := laneOffs(stride)
 		return nonzeroTerms32AVX512(&dst[0], x, &offs, 8*stride)
 	}
 	return nonzeroTerms32Go(dst, x, stride)

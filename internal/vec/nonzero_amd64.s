@@ -40,19 +40,32 @@ GLOBL ilvHi<>(SB), RODATA|NOPTR, $64
 	POPCNTL     BX, BX \
 	ADDQ        BX, R8
 
+// NZ_START loads the arguments of the two kernels below (same frame):
+// DI dst, SI x, CX len(x), Z1 the lanes' Offs, Z2 the step between
+// registers, Z3 and Z4 the interleaving indices, Z0 zero, R8 no terms.
+#define NZ_START \
+	MOVQ         dst+0(FP), DI \
+	MOVQ         x_base+8(FP), SI \
+	MOVQ         x_len+16(FP), CX \
+	MOVQ         offs+32(FP), AX \
+	VMOVDQU64    (AX), Z1 \
+	MOVQ         step+40(FP), AX \
+	VPBROADCASTQ AX, Z2 \
+	VMOVDQU64    ilvLo<>(SB), Z3 \
+	VMOVDQU64    ilvHi<>(SB), Z4 \
+	VPXORQ       Z0, Z0, Z0 \
+	XORQ         R8, R8
+
+// NZ_TAILMASK sets K2 to the lanes of the last CX (< 8) entries.
+#define NZ_TAILMASK \
+	MOVQ  $1, BX \
+	SHLQ  CX, BX \
+	DECQ  BX \
+	KMOVW BX, K2
+
 // func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
 TEXT ·nonzeroTermsAVX512(SB), NOSPLIT, $0-56
-	MOVQ         dst+0(FP), DI
-	MOVQ         x_base+8(FP), SI
-	MOVQ         x_len+16(FP), CX
-	MOVQ         offs+32(FP), AX
-	VMOVDQU64    (AX), Z1 // the lanes' Offs
-	MOVQ         step+40(FP), AX
-	VPBROADCASTQ AX, Z2
-	VMOVDQU64    ilvLo<>(SB), Z3
-	VMOVDQU64    ilvHi<>(SB), Z4
-	VPXORQ       Z0, Z0, Z0
-	XORQ         R8, R8
+	NZ_START
 
 loop:
 	CMPQ    CX, $8
@@ -68,10 +81,7 @@ loop:
 tail:
 	TESTQ     CX, CX
 	JZ        done
-	MOVQ      $1, BX
-	SHLQ      CX, BX
-	DECQ      BX
-	KMOVW     BX, K2
+	NZ_TAILMASK
 	VMOVUPD.Z (SI), K2, Z5
 	VCMPPD    $4, Z0, Z5, K2, K1
 	NZ8
@@ -86,17 +96,7 @@ done:
 // nonzeroTermsAVX512 for float32 entries: each lane's float32 is widened
 // to a quadword by zeros (the A of a Term32 and its padding).
 TEXT ·nonzeroTerms32AVX512(SB), NOSPLIT, $0-56
-	MOVQ         dst+0(FP), DI
-	MOVQ         x_base+8(FP), SI
-	MOVQ         x_len+16(FP), CX
-	MOVQ         offs+32(FP), AX
-	VMOVDQU64    (AX), Z1
-	MOVQ         step+40(FP), AX
-	VPBROADCASTQ AX, Z2
-	VMOVDQU64    ilvLo<>(SB), Z3
-	VMOVDQU64    ilvHi<>(SB), Z4
-	VPXORQ       Z0, Z0, Z0
-	XORQ         R8, R8
+	NZ_START
 
 loop32:
 	CMPQ      CX, $8
@@ -113,10 +113,7 @@ loop32:
 tail32:
 	TESTQ       CX, CX
 	JZ          done32
-	MOVQ        $1, BX
-	SHLQ        CX, BX
-	DECQ        BX
-	KMOVW       BX, K2
+	NZ_TAILMASK
 	VMOVDQU32.Z (SI), K2, Z6
 	VPMOVZXDQ   Y6, Z5
 	VCMPPS      $4, Z0, Z6, K2, K1
@@ -161,10 +158,7 @@ hz8:
 hztail:
 	TESTQ     CX, CX
 	JZ        no
-	MOVQ      $1, BX
-	SHLQ      CX, BX
-	DECQ      BX
-	KMOVW     BX, K2
+	NZ_TAILMASK
 	VMOVUPD.Z (SI), K2, Z5
 	VCMPPD    $0, Z0, Z5, K2, K1
 	KORTESTW  K1, K1
