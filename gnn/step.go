@@ -2,7 +2,6 @@ package gnn
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
@@ -24,13 +23,8 @@ func (e *NonFiniteGradError) Error() string {
 // firstNonFinite returns the first NaN or infinity of p's gradient, or nil.
 func firstNonFinite(p *Param) *NonFiniteGradError {
 	g := p.Grad[:len(p.Value)]
-	if vec.AllFinite(g) {
-		return nil
-	}
-	for i, v := range g {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &NonFiniteGradError{Param: p.Name, Entry: i, Value: v}
-		}
+	if i := vec.FirstNonFinite(g); i >= 0 {
+		return &NonFiniteGradError{Param: p.Name, Entry: i, Value: g[i]}
 	}
 	return nil
 }
@@ -217,26 +211,13 @@ func (b *badRows) check(gw, gm []float64, lo int) (step bool, err error) {
 	if b.pending == nil && vec.AllFinite(gw) && vec.AllFinite(gm) {
 		return true, nil
 	}
-	if i := firstBad(gw); i >= 0 {
+	if i := vec.FirstNonFinite(gw); i >= 0 {
 		return false, &NonFiniteGradError{Param: b.l.Weight.Name, Entry: lo + i, Value: gw[i]}
 	}
-	if i := firstBad(gm); b.pending == nil && i >= 0 {
+	if i := vec.FirstNonFinite(gm); b.pending == nil && i >= 0 {
 		b.pending = &NonFiniteGradError{Param: b.l.Mask.Name, Entry: lo + i, Value: gm[i]}
 	}
 	return false, nil
-}
-
-// firstBad returns the index of the first NaN or infinity of x, or -1.
-func firstBad(x []float64) int {
-	if vec.AllFinite(x) {
-		return -1
-	}
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return i
-		}
-	}
-	return -1
 }
 
 // sparseStep32 is sparseStep for float32 layers: the gradients are

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/internal/vec"
 	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
@@ -394,10 +395,8 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	if err := c.finite(round, step, total, net.Params()); err != nil {
 		return 0, err
 	}
-	for i, v := range grad {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, &sim.NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: fmt.Sprintf("gradient of fgen.out.weight entry %d", i), Value: v}
-		}
+	if i := vec.FirstNonFinite(grad); i >= 0 {
+		return 0, &sim.NonFiniteError{Client: c.ID, Round: round, Epoch: step + 1, What: fmt.Sprintf("gradient of fgen.out.weight entry %d", i), Value: grad[i]}
 	}
 	c.opt.Step()
 	s.opt.Step()

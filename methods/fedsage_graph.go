@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/internal/vec"
 	"github.com/fedaux/fedaux/sim"
 	"gonum.org/v1/gonum/mat"
 )
@@ -143,10 +144,8 @@ func (c *sageClient) finite(round, step int, loss float64, ps []*gnn.Param) erro
 		return bad("training loss", loss)
 	}
 	for _, p := range ps {
-		for i, g := range p.Grad {
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				return bad(fmt.Sprintf("gradient of %s entry %d", p.Name, i), g)
-			}
+		if i := vec.FirstNonFinite(p.Grad); i >= 0 {
+			return bad(fmt.Sprintf("gradient of %s entry %d", p.Name, i), p.Grad[i])
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -270,12 +269,8 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
 	}
-	if !vec.AllFinite(up.Shared) {
-		for i, v := range up.Shared {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("client %d: parameter entry %d is %v after training", c.ID, i, v)
-			}
-		}
+	if i := vec.FirstNonFinite(up.Shared); i >= 0 {
+		return nil, fmt.Errorf("client %d: parameter entry %d is %v after training", c.ID, i, up.Shared[i])
 	}
 	if msg.Probe != nil { // last: it overwrites the model's buffers
 		if up.Probe, err = c.probe(msg.Probe.Descriptor, up); err != nil {

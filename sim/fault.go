@@ -268,13 +268,8 @@ func (c *Client) checkEpoch(round, epoch int, loss float64) error {
 		return bad("training loss", loss)
 	}
 	for _, p := range params {
-		if vec.AllFinite(p.Grad[:len(p.Value)]) {
-			continue
-		}
-		for i, g := range p.Grad[:len(p.Value)] {
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				return bad(fmt.Sprintf("gradient of %s entry %d", p.Name, i), g)
-			}
+		if i := vec.FirstNonFinite(p.Grad[:len(p.Value)]); i >= 0 {
+			return bad(fmt.Sprintf("gradient of %s entry %d", p.Name, i), p.Grad[i])
 		}
 	}
 	return nil

@@ -115,3 +115,32 @@ func TestHasZero(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstNonFinite checks FirstNonFinite at every level: no such
+// element, and a NaN or an infinity at every position of vectors of
+// every length up to 40 (after another at a later position).
+func TestFirstNonFinite(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		for n := 0; n <= 40; n++ {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = float64(i) - 3.5
+			}
+			if i := FirstNonFinite(x); i != -1 {
+				t.Fatalf("n=%d: %d for a finite vector", n, i)
+			}
+			for i := range x {
+				for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+					x[i] = bad
+					if n-1 > i {
+						x[n-1] = math.NaN()
+					}
+					if got := FirstNonFinite(x); got != i {
+						t.Fatalf("n=%d: %d, want %d", n, got, i)
+					}
+					x[i], x[n-1] = float64(i)-3.5, float64(n-1)-3.5
+				}
+			}
+		}
+	})
+}

@@ -281,7 +281,7 @@ func terms32InRange(terms []Term32, last int) bool {
 func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool
 
 func nonzeroTerms(dst []Term, x []float64, stride int) int {
-	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+nonzeroSlack {
+	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+NonzeroTermsSlack {
 		offs := laneOffs(stride)
 		return nonzeroTermsAVX512(&dst[0], x, &offs, 8*stride)
 	}
@@ -297,7 +297,7 @@ func laneOffs(stride int) [8]int {
 	return offs
 }
 
-// nonzeroTermsAVX512 is nonzeroTermsGo for dst with nonzeroSlack terms
+// nonzeroTermsAVX512 is nonzeroTermsGo for dst with NonzeroTermsSlack terms
 // of room past len(x); offs holds the Offs of the first eight entries,
 // step the Off of entry 8.
 //
@@ -305,7 +305,7 @@ func laneOffs(stride int) [8]int {
 func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
 
 func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
-	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+nonzeroSlack {
+	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+NonzeroTermsSlack {
 		offs := laneOffs(stride)
 		return nonzeroTerms32AVX512(&dst[0], x, &offs, 8*stride)
 	}

@@ -162,9 +162,7 @@ const rowSumsBatch = 64
 
 // NonzeroTermsSlack is the room past len(x) that lets NonzeroTerms write
 // whole registers: with less it takes a slower loop.
-const NonzeroTermsSlack = nonzeroSlack
-
-const nonzeroSlack = 8
+const NonzeroTermsSlack = 8
 
 // NonzeroTerms sets the first k terms of dst to the non-zero entries of x
 // (NaN included, both zeros left out) in order, entry j as Term{Off:

@@ -1,6 +1,9 @@
 package vec
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Level names a version of the kernels.
 type Level int
@@ -197,6 +200,21 @@ func MulPruned(dst, x, m []float64, thr float64) {
 
 // AllFinite reports whether no element of x is NaN or infinite.
 func AllFinite(x []float64) bool { return finite(x) }
+
+// FirstNonFinite returns the index of the first NaN or infinity of x,
+// or -1 if every element is finite (AllFinite, then the scan that finds
+// the element).
+func FirstNonFinite(x []float64) int {
+	if finite(x) {
+		return -1
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return i
+		}
+	}
+	return -1
+}
 
 // HasZero reports whether an element of x is +0 or -0 (NaN is not zero).
 func HasZero(x []float64) bool { return hasZero(x) }
