@@ -7,24 +7,28 @@
 // as Go's float32() and float64() do (round to nearest even); the
 // float32 arithmetic runs on Y registers, each operation rounded.
 
+// CONVERT converts x into dst (func(dst, x []T), len(dst) elements
+// rounded up to N; the slices have that room): each block of N elements
+// is read at SI+AX*SS by CVT into R and written at DI+AX*DS by MOV.
+#define CONVERT(CVT, SS, R, MOV, DS, N) \
+	MOVQ dst_base+0(FP), DI \
+	MOVQ dst_len+8(FP), CX \
+	MOVQ x_base+24(FP), SI \
+	XORQ AX, AX \
+loop: \
+	CMPQ AX, CX \
+	JGE  done \
+	CVT  (SI)(AX*SS), R \
+	MOV  R, (DI)(AX*DS) \
+	ADDQ $N, AX \
+	JMP  loop \
+done: \
+	VZEROUPPER \
+	RET
+
 // func to32AVX512(dst []float32, x []float64)
 TEXT ·to32AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), CX
-	MOVQ x_base+24(FP), SI
-	XORQ AX, AX
-
-loop:
-	CMPQ      AX, CX
-	JGE       done
-	VCVTPD2PS (SI)(AX*8), Y0
-	VMOVUPS   Y0, (DI)(AX*4)
-	ADDQ      $8, AX
-	JMP       loop
-
-done:
-	VZEROUPPER
-	RET
+	CONVERT(VCVTPD2PS, 8, Y0, VMOVUPS, 4, 8)
 
 // func mulTo32AVX512(dst []float32, x, y []float64)
 TEXT ·mulTo32AVX512(SB), NOSPLIT, $0-72
@@ -181,22 +185,7 @@ done:
 
 // func to32AVX2(dst []float32, x []float64)
 TEXT ·to32AVX2(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), CX
-	MOVQ x_base+24(FP), SI
-	XORQ AX, AX
-
-loop:
-	CMPQ       AX, CX
-	JGE        done
-	VCVTPD2PSY (SI)(AX*8), X0
-	VMOVUPS    X0, (DI)(AX*4)
-	ADDQ       $4, AX
-	JMP        loop
-
-done:
-	VZEROUPPER
-	RET
+	CONVERT(VCVTPD2PSY, 8, X0, VMOVUPS, 4, 4)
 
 // func mulTo32AVX2(dst []float32, x, y []float64)
 TEXT ·mulTo32AVX2(SB), NOSPLIT, $0-72
@@ -350,38 +339,9 @@ done:
 
 // func from32AVX512(dst []float64, x []float32)
 TEXT ·from32AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), CX
-	MOVQ x_base+24(FP), SI
-	XORQ AX, AX
-
-loop:
-	CMPQ      AX, CX
-	JGE       done
-	VCVTPS2PD (SI)(AX*4), Z0
-	VMOVUPD   Z0, (DI)(AX*8)
-	ADDQ      $8, AX
-	JMP       loop
-
-done:
-	VZEROUPPER
-	RET
+	CONVERT(VCVTPS2PD, 4, Z0, VMOVUPD, 8, 8)
 
 // func from32AVX2(dst []float64, x []float32)
 TEXT ·from32AVX2(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), CX
-	MOVQ x_base+24(FP), SI
-	XORQ AX, AX
+	CONVERT(VCVTPS2PD, 4, Y0, VMOVUPD, 8, 4)
 
-loop:
-	CMPQ      AX, CX
-	JGE       done
-	VCVTPS2PD (SI)(AX*4), Y0
-	VMOVUPD   Y0, (DI)(AX*8)
-	ADDQ      $4, AX
-	JMP       loop
-
-done:
-	VZEROUPPER
-	RET

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "rowsums32_amd64.h"
+#include "strip_amd64.h"
 
 // func rowSums32AVX512(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
 TEXT ·rowSums32AVX512(SB), NOSPLIT, $0-113
@@ -12,54 +13,7 @@ TEXT ·rowSums32AVX512(SB), NOSPLIT, $0-113
 strip: // columns P .. P+63 of every row; masks K1-K4 have the lanes of each register
 	MOVQ cols+32(FP), BX
 	SUBQ P, BX // columns left
-	MOVQ    BX, CX
-	SUBQ    $0, CX
-	MOVQ    $16, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K1
-	MOVQ    BX, CX
-	SUBQ    $16, CX
-	MOVQ    $16, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K2
-	MOVQ    BX, CX
-	SUBQ    $32, CX
-	MOVQ    $16, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K3
-	MOVQ    BX, CX
-	SUBQ    $48, CX
-	MOVQ    $16, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K4
+	STRIPMASKS32
 
 	MOVQ src_base+40(FP), PSRC
 	LEAQ (PSRC)(P*4), PSRC
@@ -257,18 +211,7 @@ TEXT ·rowSums16AVX512(SB), NOSPLIT, $0-113
 strip: // columns P .. P+15 of every row; mask K1 has their lanes
 	MOVQ cols+32(FP), BX
 	SUBQ P, BX // columns left
-	MOVQ    BX, CX
-	SUBQ    $0, CX
-	MOVQ    $16, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K1
+	LANEMASK(0, 16, K1)
 
 	MOVQ src_base+40(FP), PSRC
 	LEAQ (PSRC)(P*4), PSRC

@@ -166,18 +166,7 @@ TEXT ·rowSums8AVX512(SB), NOSPLIT, $0-113
 strip: // columns P .. P+7 of every row; mask K1 has their lanes
 	MOVQ cols+32(FP), BX
 	SUBQ P, BX // columns left
-	MOVQ    BX, CX
-	SUBQ    $0, CX
-	MOVQ    $8, AX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	XORQ    AX, AX
-	CMPQ    CX, AX
-	CMOVQLT AX, CX
-	MOVQ    $1, AX
-	SHLQ    CX, AX
-	DECQ    AX
-	KMOVW   AX, K1
+	LANEMASK(0, 8, K1)
 
 	MOVQ src_base+40(FP), PSRC
 	LEAQ (PSRC)(P*8), PSRC

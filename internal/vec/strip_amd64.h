@@ -1,59 +1,38 @@
-// The masks of a strip of 32 float64 columns, for the RowSums and
-// DenseSums kernels (rowsums_amd64.s, rowsumsat_amd64.s,
-// densesums_amd64.s).
+// The masks of a strip of columns and the sums of four rows in
+// registers, for the RowSums and DenseSums kernels (rowsums_amd64.s,
+// rowsums32_amd64.s, rowsumsat_amd64.s, densesums_amd64.s).
+
+// LANEMASK sets K to the lanes of a register of W lanes that holds the
+// columns OFF .. OFF+W-1 of a strip when BX columns are left: all W of
+// them, the first BX-OFF, or none. It uses AX and CX.
+#define LANEMASK(OFF, W, K) \
+	MOVQ    BX, CX \
+	SUBQ    $OFF, CX \
+	MOVQ    $W, AX \
+	CMPQ    CX, AX \
+	CMOVQGT AX, CX \
+	XORQ    AX, AX \
+	CMPQ    CX, AX \
+	CMOVQLT AX, CX \
+	MOVQ    $1, AX \
+	SHLQ    CX, AX \
+	DECQ    AX \
+	KMOVW   AX, K
 
 // STRIPMASKS sets K1-K4 to the lanes of the four registers of a strip
-// of 32 columns when BX columns are left (all of them from 32 on, none
-// of a register past the last column); it uses AX and CX.
+// of 32 float64 columns when BX columns are left; it uses AX and CX.
 #define STRIPMASKS \
-	MOVQ    BX, CX \
-	SUBQ    $0, CX \
-	MOVQ    $8, AX \
-	CMPQ    CX, AX \
-	CMOVQGT AX, CX \
-	XORQ    AX, AX \
-	CMPQ    CX, AX \
-	CMOVQLT AX, CX \
-	MOVQ    $1, AX \
-	SHLQ    CX, AX \
-	DECQ    AX \
-	KMOVW   AX, K1 \
-	MOVQ    BX, CX \
-	SUBQ    $8, CX \
-	MOVQ    $8, AX \
-	CMPQ    CX, AX \
-	CMOVQGT AX, CX \
-	XORQ    AX, AX \
-	CMPQ    CX, AX \
-	CMOVQLT AX, CX \
-	MOVQ    $1, AX \
-	SHLQ    CX, AX \
-	DECQ    AX \
-	KMOVW   AX, K2 \
-	MOVQ    BX, CX \
-	SUBQ    $16, CX \
-	MOVQ    $8, AX \
-	CMPQ    CX, AX \
-	CMOVQGT AX, CX \
-	XORQ    AX, AX \
-	CMPQ    CX, AX \
-	CMOVQLT AX, CX \
-	MOVQ    $1, AX \
-	SHLQ    CX, AX \
-	DECQ    AX \
-	KMOVW   AX, K3 \
-	MOVQ    BX, CX \
-	SUBQ    $24, CX \
-	MOVQ    $8, AX \
-	CMPQ    CX, AX \
-	CMOVQGT AX, CX \
-	XORQ    AX, AX \
-	CMPQ    CX, AX \
-	CMOVQLT AX, CX \
-	MOVQ    $1, AX \
-	SHLQ    CX, AX \
-	DECQ    AX \
-	KMOVW   AX, K4
+	LANEMASK(0, 8, K1) \
+	LANEMASK(8, 8, K2) \
+	LANEMASK(16, 8, K3) \
+	LANEMASK(24, 8, K4)
+
+// STRIPMASKS32 is STRIPMASKS for a strip of 64 float32 columns.
+#define STRIPMASKS32 \
+	LANEMASK(0, 16, K1) \
+	LANEMASK(16, 16, K2) \
+	LANEMASK(32, 16, K3) \
+	LANEMASK(48, 16, K4)
 
 // ZERO16 sets the sixteen sums of four rows (Z0-Z15) to +0.
 #define ZERO16 \
