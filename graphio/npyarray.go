@@ -1,7 +1,9 @@
 package graphio
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/sbinet/npyio/npy"
-	"github.com/sbinet/npyio/npz"
 )
 
 // maxNPYElems bounds the element count of one array so that a corrupt
@@ -22,41 +23,56 @@ const maxNPYElems = 1 << 50
 // npzArchive is an open .npz file whose members are read one at a time and
 // checked against their own headers before any conversion.
 type npzArchive struct {
-	r    *npz.Reader
-	keys map[string]string // key without ".npy" -> member name
+	z    *zip.Reader
+	c    io.Closer            // the file, or nil
+	keys map[string]*zip.File // key without ".npy" -> member
 }
 
 // openNPZ opens path as a NumPy .npz archive. Errors are not prefixed with
 // the path; callers wrap them.
 func openNPZ(path string) (*npzArchive, error) {
-	if _, err := os.Stat(path); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, err
 	}
-	r, err := npz.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("not a readable .npz (zip) archive: %w", err)
+	st, err := f.Stat()
+	if err == nil {
+		var a *npzArchive
+		if a, err = newNPZ(f, st.Size()); err == nil {
+			a.c = f
+			return a, nil
+		}
 	}
-	a := &npzArchive{r: r, keys: make(map[string]string)}
-	for _, name := range r.Keys() {
-		a.keys[strings.TrimSuffix(name, ".npy")] = name
-	}
-	return a, nil
+	_ = f.Close()
+	return nil, err
 }
 
 // openNPZBytes opens data as a NumPy .npz archive.
 func openNPZBytes(data []byte) (*npzArchive, error) {
-	r, err := npz.NewReader(bytes.NewReader(data), int64(len(data)))
+	return newNPZ(bytes.NewReader(data), int64(len(data)))
+}
+
+func newNPZ(r io.ReaderAt, size int64) (*npzArchive, error) {
+	z, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("not a readable .npz (zip) archive: %w", err)
 	}
-	a := &npzArchive{r: r, keys: make(map[string]string)}
-	for _, name := range r.Keys() {
-		a.keys[strings.TrimSuffix(name, ".npy")] = name
+	a := &npzArchive{z: z, keys: make(map[string]*zip.File)}
+	for _, f := range z.File {
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if _, dup := a.keys[key]; !dup { // the first member of a name, as npyio
+			a.keys[key] = f
+		}
 	}
 	return a, nil
 }
 
-func (a *npzArchive) Close() error { return a.r.Close() }
+func (a *npzArchive) Close() error {
+	if a.c == nil {
+		return nil
+	}
+	return a.c.Close()
+}
 
 // has reports whether the archive holds key (with or without ".npy").
 func (a *npzArchive) has(key string) bool {
@@ -66,12 +82,24 @@ func (a *npzArchive) has(key string) bool {
 
 // npyArray is one decoded member: its header and its raw payload.
 type npyArray struct {
-	key   string
-	dtype string
-	shape []int
-	n     int // number of elements
-	kind  reflect.Kind
-	rd    *npy.Reader
+	key     string
+	dtype   string
+	shape   []int
+	n       int // number of elements
+	kind    reflect.Kind
+	rd      *npy.Reader
+	size    int    // bytes an element
+	payload []byte // the data after the header
+}
+
+// little reports whether the payload can be decoded as little-endian
+// without npyio (its byte order is '<', or '|' for one-byte types) and
+// holds its n elements.
+func (arr *npyArray) little() bool {
+	if arr.dtype == "" || len(arr.payload) != arr.n*arr.size {
+		return false
+	}
+	return arr.dtype[0] == '<' || (arr.dtype[0] == '|' && arr.size == 1)
 }
 
 // header reads the member key and parses its header. With numeric set it
@@ -79,21 +107,29 @@ type npyArray struct {
 // the payload size. npyio panics on some malformed headers; those panics
 // become errors.
 func (a *npzArchive) header(key string, numeric bool) (arr *npyArray, err error) {
-	name, ok := a.keys[key]
+	f, ok := a.keys[key]
 	if !ok {
 		return nil, fmt.Errorf("missing key %q (member %q)", key, key+".npy")
 	}
-	rc, err := a.r.Open(name)
+	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("key %q: %w", key, err)
 	}
-	// ReadAll reaches the end of the member, so archive/zip also checks
-	// its CRC-32 and declared size.
-	raw, err := io.ReadAll(rc)
+	// Reading to the end of the member makes archive/zip check its CRC-32
+	// and declared size. The declared size sizes the buffer, within what
+	// the stored bytes can hold, so that a corrupt size allocates nothing
+	// absurd.
+	hint := min(f.UncompressedSize64, f.CompressedSize64, 1<<31)
+	if f.Method != zip.Store {
+		hint = min(f.UncompressedSize64, 16*f.CompressedSize64, 1<<31)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, hint+bytes.MinRead))
+	_, err = buf.ReadFrom(rc)
 	_ = rc.Close()
 	if err != nil {
 		return nil, fmt.Errorf("key %q: reading member: %w", key, err)
 	}
+	raw := buf.Bytes()
 	if err := checkNPYPreamble(raw); err != nil {
 		return nil, fmt.Errorf("key %q: malformed .npy header: %w", key, err)
 	}
@@ -122,7 +158,8 @@ func (a *npzArchive) header(key string, numeric bool) (arr *npyArray, err error)
 		}
 		n *= d
 	}
-	arr = &npyArray{key: key, dtype: h.Type, shape: slices.Clone(h.Shape), n: n, kind: rt.Kind(), rd: rd}
+	arr = &npyArray{key: key, dtype: h.Type, shape: slices.Clone(h.Shape), n: n, kind: rt.Kind(), rd: rd,
+		size: int(rt.Size()), payload: raw[len(raw)-br.Len():]}
 	if !numeric {
 		return arr, nil
 	}
@@ -161,6 +198,9 @@ func readNPY[T any](arr *npyArray) (v []T, err error) {
 }
 
 func widenInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](arr *npyArray) ([]int, error) {
+	if arr.little() {
+		return decodeInts(arr), nil
+	}
 	v, err := readNPY[T](arr)
 	if err != nil {
 		return nil, err
@@ -252,7 +292,17 @@ func (arr *npyArray) floats() ([]float64, error) {
 	var out []float64
 	var err error
 	switch arr.kind {
-	case reflect.Float32:
+	case reflect.Float32, reflect.Float64:
+		if arr.little() {
+			out = decodeFloats(arr)
+			break
+		}
+		if arr.kind == reflect.Float64 {
+			if out, err = readNPY[float64](arr); err != nil {
+				return nil, err
+			}
+			break
+		}
 		v, err := readNPY[float32](arr)
 		if err != nil {
 			return nil, err
@@ -260,11 +310,6 @@ func (arr *npyArray) floats() ([]float64, error) {
 		out = make([]float64, len(v))
 		for i, x := range v {
 			out[i] = float64(x)
-		}
-	case reflect.Float64:
-		out, err = readNPY[float64](arr)
-		if err != nil {
-			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("key %q: dtype %q, want float32 or float64", key, arr.dtype)
@@ -275,4 +320,61 @@ func (arr *npyArray) floats() ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// decodeInts decodes the little-endian signed or unsigned integers of
+// arr's payload (at most 4 bytes, or int64) into ints, as widenInts.
+func decodeInts(arr *npyArray) []int {
+	out := make([]int, arr.n)
+	b := arr.payload
+	switch arr.kind {
+	case reflect.Int8:
+		for i := range out {
+			out[i] = int(int8(b[i]))
+		}
+	case reflect.Uint8:
+		for i := range out {
+			out[i] = int(b[i])
+		}
+	case reflect.Int16:
+		for i := range out {
+			out[i] = int(int16(binary.LittleEndian.Uint16(b[2*i:])))
+		}
+	case reflect.Uint16:
+		for i := range out {
+			out[i] = int(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+	case reflect.Int32:
+		for i := range out {
+			out[i] = int(int32(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+	case reflect.Uint32:
+		for i := range out {
+			out[i] = int(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	case reflect.Int64:
+		for i := range out {
+			out[i] = int(int64(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+	default:
+		panic("graphio: decodeInts of " + arr.dtype)
+	}
+	return out
+}
+
+// decodeFloats decodes the little-endian float32 or float64 values of
+// arr's payload into float64s.
+func decodeFloats(arr *npyArray) []float64 {
+	out := make([]float64, arr.n)
+	b := arr.payload
+	if arr.kind == reflect.Float32 {
+		for i := range out {
+			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,37 +180,85 @@ func symmetrize(c *CSR) *CSR {
 // canonicalCSR sorts the columns of every row of c and sums duplicate
 // entries, returning a new CSR (scipy's sum_duplicates). Explicit zeros are
 // kept.
+//
+// A row without duplicates whose columns span few more than its entries
+// (the bag-of-words rows of the Amazon sets, stored unsorted) is placed by
+// its columns through a table of Cols slots, in time linear in the row;
+// other unsorted rows are sorted.
 func canonicalCSR(c *CSR) *CSR {
-	type ent struct {
-		j int
-		v float64
-	}
 	out := &CSR{Rows: c.Rows, Cols: c.Cols, Indptr: make([]int, c.Rows+1),
 		Indices: make([]int, 0, c.NNZ()), Values: make([]float64, 0, c.NNZ())}
-	var buf []ent
+	var buf []csrEntry
+	var slot []int32 // slot[j]: 1 + the row's entry in column j, or 0
 	for i := range c.Rows {
 		cols, vals := c.Row(i)
-		if slices.IsSorted(cols) && !hasAdjacentDup(cols) {
+		switch {
+		case slices.IsSorted(cols) && !hasAdjacentDup(cols):
 			out.Indices = append(out.Indices, cols...)
 			out.Values = append(out.Values, vals...)
-		} else {
-			buf = buf[:0]
-			for k, j := range cols {
-				buf = append(buf, ent{j, vals[k]})
+		case len(cols) < math.MaxInt32 && c.Cols <= 16*len(cols)+256:
+			if slot == nil {
+				slot = make([]int32, c.Cols)
 			}
-			slices.SortFunc(buf, func(a, b ent) int { return cmp.Compare(a.j, b.j) })
-			for k, e := range buf {
-				if k > 0 && e.j == buf[k-1].j {
-					out.Values[len(out.Values)-1] += e.v
-					continue
-				}
-				out.Indices = append(out.Indices, e.j)
-				out.Values = append(out.Values, e.v)
+			if !placeByColumns(out, cols, vals, slot) {
+				buf = sortRow(out, cols, vals, buf)
 			}
+		default:
+			buf = sortRow(out, cols, vals, buf)
 		}
 		out.Indptr[i+1] = len(out.Indices)
 	}
 	return out
+}
+
+type csrEntry struct {
+	j int
+	v float64
+}
+
+// placeByColumns appends the entries of a row (columns cols, values vals)
+// to out in the order of their columns, using slot (Cols zeros, left
+// zero) to place them, and reports true; it appends nothing and reports
+// false when a column repeats.
+func placeByColumns(out *CSR, cols []int, vals []float64, slot []int32) bool {
+	lo, hi := len(slot), -1
+	for k, j := range cols {
+		if slot[j] != 0 {
+			for _, j := range cols[:k] {
+				slot[j] = 0
+			}
+			return false
+		}
+		slot[j] = int32(k + 1)
+		lo, hi = min(lo, j), max(hi, j)
+	}
+	for j := lo; j <= hi; j++ {
+		if k := slot[j]; k != 0 {
+			out.Indices = append(out.Indices, j)
+			out.Values = append(out.Values, vals[k-1])
+			slot[j] = 0
+		}
+	}
+	return true
+}
+
+// sortRow appends the entries of a row to out sorted by column, summing
+// the entries of a repeated column, and returns buf for reuse.
+func sortRow(out *CSR, cols []int, vals []float64, buf []csrEntry) []csrEntry {
+	buf = buf[:0]
+	for k, j := range cols {
+		buf = append(buf, csrEntry{j, vals[k]})
+	}
+	slices.SortFunc(buf, func(a, b csrEntry) int { return cmp.Compare(a.j, b.j) })
+	for k, e := range buf {
+		if k > 0 && e.j == buf[k-1].j {
+			out.Values[len(out.Values)-1] += e.v
+			continue
+		}
+		out.Indices = append(out.Indices, e.j)
+		out.Values = append(out.Values, e.v)
+	}
+	return buf
 }
 
 func hasAdjacentDup(s []int) bool {

@@ -251,3 +251,80 @@ func TestLoadNPZCorruptFile(t *testing.T) {
 		})
 	}
 }
+
+// TestNPYDecodeOrders checks the direct little-endian decoding of numeric
+// members against npyio's, for every integer and float dtype in both byte
+// orders (big-endian members take npyio's path), with extreme values.
+func TestNPYDecodeOrders(t *testing.T) {
+	vals := []int64{0, 1, -1, 127, -128, 255, 32767, -32768, 65535, 1<<31 - 1, -1 << 31, 1<<32 - 1, 1 << 40, -1 << 50}
+	fvals := []float64{0, math.Copysign(0, -1), 1.5, -2.25, 1e-300, 3.4e38, 1.17549435e-38, -7}
+	for _, typ := range []string{"i1", "u1", "i2", "u2", "i4", "u4", "i8", "f4", "f8"} {
+		size := int(typ[1] - '0')
+		for _, order := range []string{"<", ">", "|"} {
+			if (order == "|") != (size == 1) {
+				continue
+			}
+			var payload []byte
+			var want []float64
+			n := len(vals)
+			if typ[0] == 'f' {
+				n = len(fvals)
+			}
+			for i := range n {
+				b := make([]byte, 8)
+				var w float64
+				switch {
+				case typ == "f4":
+					w = float64(float32(fvals[i]))
+					binary.LittleEndian.PutUint32(b, math.Float32bits(float32(w)))
+				case typ == "f8":
+					w = fvals[i]
+					binary.LittleEndian.PutUint64(b, math.Float64bits(w))
+				default:
+					u := uint64(vals[i]) & (1<<(8*size) - 1)
+					if size == 8 {
+						u = uint64(vals[i])
+					}
+					binary.LittleEndian.PutUint64(b, u)
+					w = float64(u)
+					if typ[0] == 'i' && size < 8 && u >= 1<<(8*size-1) {
+						w = float64(int64(u) - 1<<(8*size))
+					} else if typ[0] == 'i' {
+						w = float64(int64(u))
+					}
+				}
+				b = b[:size]
+				if order == ">" {
+					slices.Reverse(b)
+				}
+				payload = append(payload, b...)
+				want = append(want, w)
+			}
+			path := writeNPZ(t, "d.npz", true, []npzMember{
+				{name: "x.npy", raw: rawNPY(order+typ, fmt.Sprintf("(%d,)", n), payload)}})
+			a, err := openNPZ(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []float64
+			if typ[0] == 'f' {
+				got, err = a.floats("x")
+			} else {
+				var ints []int
+				ints, err = a.ints("x")
+				for _, v := range ints {
+					got = append(got, float64(v))
+				}
+			}
+			a.Close()
+			if err != nil {
+				t.Fatalf("%s%s: %v", order, typ, err)
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%s%s element %d: %v, want %v", order, typ, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package graphio
 
 import (
+	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -167,5 +169,82 @@ func TestLoadNPZCiteSeerIsolated(t *testing.T) {
 	}
 	if cols, _ := g.Features.Row(2407); len(cols) != 0 || g.Labels[2407] != 0 {
 		t.Errorf("node 2407: %d features, label %d; want a zero row and label 0", len(cols), g.Labels[2407])
+	}
+}
+
+// TestCanonicalCSR checks canonicalCSR against its definition (each row's
+// entries sorted by column, the values of a repeated column summed in the
+// order a stable sort leaves them) on random rows: sorted and unsorted,
+// with and without repeated columns, dense in their columns (placed
+// through the table) and sparse (sorted).
+func TestCanonicalCSR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, cols := range []int{1, 5, 64, 767, 5000} {
+		for trial := range 20 {
+			c := &CSR{Rows: 30, Cols: cols, Indptr: []int{0}}
+			for range c.Rows {
+				k := rng.IntN(3*cols/2 + 2)
+				if trial%2 == 0 {
+					k = min(k, cols) // often without repeats
+				}
+				perm := rng.Perm(cols)
+				for e := range k {
+					j := perm[e%cols]
+					if trial%2 == 1 {
+						j = rng.IntN(cols)
+					}
+					c.Indices = append(c.Indices, j)
+					c.Values = append(c.Values, float64(rng.IntN(7))+rng.Float64()/3)
+				}
+				if trial%4 == 0 {
+					slices.Sort(c.Indices[c.Indptr[len(c.Indptr)-1]:])
+				}
+				c.Indptr = append(c.Indptr, len(c.Indices))
+			}
+			if err := c.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			got := canonicalCSR(c)
+			for i := range c.Rows {
+				rc, rv := c.Row(i)
+				type ent struct {
+					j int
+					v float64
+				}
+				var want []ent
+				for k, j := range rc {
+					want = append(want, ent{j, rv[k]})
+				}
+				slices.SortStableFunc(want, func(a, b ent) int { return cmp.Compare(a.j, b.j) })
+				dups := false
+				for k := len(want) - 1; k > 0; k-- {
+					if want[k].j == want[k-1].j {
+						dups = true
+					}
+				}
+				gc, gv := got.Row(i)
+				if dups {
+					// Summed in the order of an unstable sort: compare
+					// columns and sums to rounding.
+					var sum []ent
+					for _, e := range want {
+						if n := len(sum); n > 0 && sum[n-1].j == e.j {
+							sum[n-1].v += e.v
+							continue
+						}
+						sum = append(sum, e)
+					}
+					want = sum
+				}
+				if len(gc) != len(want) {
+					t.Fatalf("cols %d trial %d row %d: %d entries, want %d", cols, trial, i, len(gc), len(want))
+				}
+				for k, e := range want {
+					if gc[k] != e.j || (!dups && gv[k] != e.v) || math.Abs(gv[k]-e.v) > 1e-9*math.Abs(e.v) {
+						t.Fatalf("cols %d trial %d row %d entry %d: (%d, %v), want (%d, %v)", cols, trial, i, k, gc[k], gv[k], e.j, e.v)
+					}
+				}
+			}
+		}
 	}
 }
