@@ -81,42 +81,97 @@ func (q *fastPlan) setup(g fgtGrid) {
 		return
 	}
 
-	// Chebyshev nodes of the first kind on [-r, r] and their barycentric
-	// weights (Berrut & Trefethen 2004).
-	r := g.width / q.h / 2
-	q.nodes = make([]float64, p)
-	lam := make([]float64, p)
-	for b := range p {
-		theta := float64(2*b+1) * math.Pi / float64(2*p)
-		q.nodes[b] = r * math.Cos(theta)
-		lam[b] = math.Sin(theta)
-		if b%2 == 1 {
-			lam[b] = -lam[b]
-		}
-	}
+	tab := fgtTablesFor(g.width, q.h, p, g.dmax)
+	q.nodes, q.dtab = tab.nodes, tab.dtab
 	q.basis = make([]float64, q.n*p)
 	for _, k := range q.bigs {
 		for i := q.boxes[k].lo; i < q.boxes[k].hi; i++ {
-			fgtLagrange(q.basis[i*p:(i+1)*p], q.u[i], q.nodes, lam)
+			fgtLagrange(q.basis[i*p:(i+1)*p], q.u[i], q.nodes, tab.lam)
 		}
 	}
-	nd := 2*g.dmax + 1
-	q.dtab = make([]float64, nd)
-	for d := -g.dmax; d <= g.dmax; d++ {
-		q.dtab[d+g.dmax] = float64(d) * g.width / q.h
+	if bigPairs {
+		q.m2l = tab.translations()
 	}
-	if !bigPairs {
-		return
+}
+
+// fgtTables are the parts of a plan that depend only on its grid's box
+// width, expansion order and reach and on sigma, not on the points: the
+// Chebyshev nodes of the first kind on [-r, r] (r = width/sigma/2) and
+// their barycentric weights (Berrut & Trefethen 2004), the centre offsets
+// of boxes d apart, and the translation matrices. A run plans with the
+// same few grids round after round, so fgtTablesFor keeps them; they are
+// read-only once made.
+type fgtTables struct {
+	width, h float64
+	p, dmax  int
+	nodes    []float64
+	lam      []float64
+	dtab     []float64
+
+	once sync.Once
+	m2l  []float64 // (2dmax+1) p x p, made on first use
+}
+
+type fgtKey struct {
+	width, h float64
+	p, dmax  int
+}
+
+// fgtCacheMax bounds the grids kept; past it (a sweep of sigma) the
+// cache starts over.
+const fgtCacheMax = 64
+
+var fgtCache struct {
+	sync.Mutex
+	m map[fgtKey]*fgtTables
+}
+
+// fgtTablesFor returns the tables of a grid of the given box width,
+// order p and reach dmax for bandwidth h.
+func fgtTablesFor(width, h float64, p, dmax int) *fgtTables {
+	k := fgtKey{width, h, p, dmax}
+	fgtCache.Lock()
+	defer fgtCache.Unlock()
+	if t, ok := fgtCache.m[k]; ok {
+		return t
 	}
-	q.m2l = make([]float64, nd*p*p)
-	for d := range nd {
-		for a := range p {
-			for b := range p {
-				z := q.dtab[d] + q.nodes[a] - q.nodes[b]
-				q.m2l[(d*p+a)*p+b] = math.Exp(-z * z)
+	if fgtCache.m == nil || len(fgtCache.m) >= fgtCacheMax {
+		fgtCache.m = make(map[fgtKey]*fgtTables)
+	}
+	t := &fgtTables{width: width, h: h, p: p, dmax: dmax,
+		nodes: make([]float64, p), lam: make([]float64, p), dtab: make([]float64, 2*dmax+1)}
+	r := width / h / 2
+	for b := range p {
+		theta := float64(2*b+1) * math.Pi / float64(2*p)
+		t.nodes[b] = r * math.Cos(theta)
+		t.lam[b] = math.Sin(theta)
+		if b%2 == 1 {
+			t.lam[b] = -t.lam[b]
+		}
+	}
+	for d := -dmax; d <= dmax; d++ {
+		t.dtab[d+dmax] = float64(d) * width / h
+	}
+	fgtCache.m[k] = t
+	return t
+}
+
+// translations returns the box-to-box translation matrices: entry (a, b)
+// of matrix d is exp(-(dtab[d] + nodes[a] - nodes[b])^2).
+func (t *fgtTables) translations() []float64 {
+	t.once.Do(func() {
+		p, nd := t.p, len(t.dtab)
+		t.m2l = make([]float64, nd*p*p)
+		for d := range nd {
+			for a := range p {
+				for b := range p {
+					z := t.dtab[d] + t.nodes[a] - t.nodes[b]
+					t.m2l[(d*p+a)*p+b] = math.Exp(-z * z)
+				}
 			}
 		}
-	}
+	})
+	return t.m2l
 }
 
 // fgtLagrange sets l to the values at t of the Lagrange basis polynomials

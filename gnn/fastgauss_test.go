@@ -273,3 +273,39 @@ func TestFastExtreme(t *testing.T) {
 		}
 	}
 }
+
+// TestFGTTables checks the kept grid tables: one grid's are made once and
+// shared, another bandwidth gets its own, the cache stays bounded, and the
+// translation matrices are exp(-(d w/h + node_a - node_b)^2).
+func TestFGTTables(t *testing.T) {
+	a := fgtTablesFor(0.75, 1.5, 6, 3)
+	if b := fgtTablesFor(0.75, 1.5, 6, 3); b != a {
+		t.Fatal("the same grid made its tables twice")
+	}
+	if c := fgtTablesFor(0.75, 1.25, 6, 3); c == a {
+		t.Fatal("another sigma shares the tables")
+	}
+	m := a.translations()
+	if len(m) != 7*6*6 {
+		t.Fatalf("%d translation entries, want %d", len(m), 7*6*6)
+	}
+	for d := -3; d <= 3; d++ {
+		for i := range 6 {
+			for j := range 6 {
+				z := float64(d)*0.75/1.5 + a.nodes[i] - a.nodes[j]
+				if got, want := m[((d+3)*6+i)*6+j], math.Exp(-z*z); got != want {
+					t.Fatalf("translation %d (%d, %d) = %v, want %v", d, i, j, got, want)
+				}
+			}
+		}
+	}
+	for k := range 3 * fgtCacheMax {
+		fgtTablesFor(0.5, 1+float64(k), 4, 2)
+	}
+	fgtCache.Lock()
+	n := len(fgtCache.m)
+	fgtCache.Unlock()
+	if n > fgtCacheMax {
+		t.Fatalf("the cache holds %d grids, want at most %d", n, fgtCacheMax)
+	}
+}
