@@ -14,14 +14,14 @@ const (
 func ablationMethods() []sim.Method {
 	return []sim.Method{
 		{
-			Name: FedAvgMask, Display: "FedAvg_mask",
+			Name: FedAvgMask, Display: "FedAvg_mask", Float32: true,
 			Describe: "ablation ii: FedAux client, uniform server weights (alpha = 0)",
 			New: func(c *sim.Config) (sim.Strategy, error) {
 				return fedAvgMask{variantOf(c)}, nil
 			},
 		},
 		{
-			Name: FedAuxHard, Display: "FedAux_hard", Uses: []string{"alpha", "partners"},
+			Name: FedAuxHard, Display: "FedAux_hard", Uses: []string{"alpha", "partners"}, Float32: true,
 			Describe: "ablation i: FedAux with the kernel replaced by sort by score + two 1-D convolutions",
 			New: func(c *sim.Config) (sim.Strategy, error) {
 				return fedAuxHard{variantOf(c)}, nil

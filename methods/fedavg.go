@@ -16,7 +16,7 @@ func fedAvgMethods() []sim.Method {
 		{Name: FedAvg, Display: "FedAvg", Float32: true,
 			Describe: "FedAvg: plain 2-layer GCN, every client starts each round from the mean",
 			New:      func(*sim.Config) (sim.Strategy, error) { return fedAvg{}, nil }},
-		{Name: Local, Display: "Local",
+		{Name: Local, Display: "Local", Float32: true,
 			Describe: "Local: each client trains the FedAux client model alone, no communication",
 			New:      func(*sim.Config) (sim.Strategy, error) { return local{}, nil }},
 	}

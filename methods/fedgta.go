@@ -17,10 +17,10 @@ const (
 
 func fedGTAMethods() []sim.Method {
 	return []sim.Method{
-		{Name: FedGTA, Display: "FedGTA", Settings: gtaSettings,
+		{Name: FedGTA, Display: "FedGTA", Settings: gtaSettings, Float32: true,
 			Describe: "FedGTA: plain GCN; label-propagation moments and smoothing confidence; each client mixes the clients whose moment cosine > -gta_eps, weighted by confidence",
 			New:      func(c *sim.Config) (sim.Strategy, error) { return newFedGTA(c), nil }},
-		{Name: FedGTAAPV, Display: "FedGTA+APV", Uses: []string{"alpha"},
+		{Name: FedGTAAPV, Display: "FedGTA+APV", Uses: []string{"alpha"}, Float32: true,
 			Settings: append(gtaSettings[:len(gtaSettings):len(gtaSettings)], sim.Setting{
 				Key: "gta_accept", Type: sim.Choice, Default: string(acceptMoments), Choices: []string{string(acceptMoments), string(acceptAPV)},
 				Doc: "fedgta_apv: the accept set S_k: moments (FedGTA's: moment cosine > gta_eps) or apv (ablation: APV cosine > gta_eps)"}),

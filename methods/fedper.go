@@ -10,7 +10,7 @@ import (
 func fedPerMethods() []sim.Method {
 	return []sim.Method{
 		{
-			Name: FedPer, Display: "FedPer",
+			Name: FedPer, Display: "FedPer", Float32: true,
 			Describe: "FedPer: plain GCN, GCN layers averaged, classifier head kept local",
 			New:      func(*sim.Config) (sim.Strategy, error) { return fedPer{}, nil },
 		},

@@ -15,7 +15,7 @@ const defaultMu = "0.01"
 func fedProxMethods() []sim.Method {
 	return []sim.Method{
 		{
-			Name: FedProx, Display: "FedProx",
+			Name: FedProx, Display: "FedProx", Float32: true,
 			Describe: "FedProx: FedAvg with the local proximal term (mu/2)||theta - theta_global||^2 (-mu)",
 			Settings: []sim.Setting{{Key: "mu", Type: sim.Float, Default: defaultMu, Check: sim.NonNegative, Live: true,
 				Doc: "fedprox: proximal coefficient mu of (mu/2)||theta - theta_global||^2"}},

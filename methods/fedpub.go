@@ -12,7 +12,7 @@ const FedPub sim.Algorithm = "fedpub"
 
 func fedPubMethods() []sim.Method {
 	return []sim.Method{
-		{Name: FedPub, Display: "FED-PUB",
+		{Name: FedPub, Display: "FED-PUB", Float32: true,
 			Describe: "FED-PUB: MaskedGCN; server mixes by softmax(tau * cosine of functional embeddings of a proxy graph) (-tau)",
 			Settings: []sim.Setting{{Key: "tau", Type: sim.Float, Default: strconv.FormatFloat(defaultTau, 'g', -1, 64), Check: sim.NonNegative, Live: true,
 				Doc: "fedpub: server temperature tau of exp(tau * cosine) (FED-PUB's Cora scripts: 3)"}},

@@ -11,7 +11,7 @@ const FedPubAPV sim.Algorithm = "fedpub_apv"
 func fedPubAPVMethods() []sim.Method {
 	return []sim.Method{
 		{
-			Name: FedPubAPV, Display: "FED-PUB+APV", Uses: []string{"alpha", "partners"},
+			Name: FedPubAPV, Display: "FED-PUB+APV", Uses: []string{"alpha", "partners"}, Float32: true,
 			Describe: "FED-PUB+APV: FED-PUB's MaskedGCN + APV head; server mixes by softmax(alpha * APV cosine), no proxy graph (docs/method.md#the-apv-variants; FedAux's algorithm)",
 			New:      func(*sim.Config) (sim.Strategy, error) { return fedPubAPV{}, nil },
 		},

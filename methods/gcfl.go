@@ -16,7 +16,7 @@ const GCFL sim.Algorithm = "gcfl"
 
 func gcflMethods() []sim.Method {
 	return []sim.Method{
-		{Name: GCFL, Display: "GCFL",
+		{Name: GCFL, Display: "GCFL", Float32: true,
 			Describe: "GCFL: clustered FedAvg; a cluster splits by min cut of update cosines when its mean update norm < -eps1 and max > -eps2",
 			Settings: []sim.Setting{
 				{Key: "eps1", Type: sim.Float, Default: strconv.FormatFloat(defaultGCFLEps1, 'g', -1, 64), Check: sim.NonNegative, Live: true,

@@ -36,7 +36,10 @@ type Method struct {
 	Check func(c *Config) error
 	// Float32 reports that the method's client model can run in float32
 	// (Config.Precision gnn.F32, -precision f32): it is the GCN of
-	// gnn.Model, trained by the shared client loop alone.
+	// gnn.Model, trained by the shared client loop. Its strategy's hooks
+	// and server see the parameters and gradients in float64, holding
+	// float32 values; what they add to a gradient is rounded to float32
+	// by the step (FedProx's proximal term).
 	Float32 bool
 	// New builds the method's Strategy for a run. The engine calls it
 	// once per engine (and once per resumed checkpoint), after Validate.

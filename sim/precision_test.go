@@ -13,7 +13,9 @@ import (
 )
 
 func TestPrecisionFingerprint(t *testing.T) {
-	if got, want := sim.Float32Methods(), []sim.Algorithm{methods.FedAux, methods.FedAvg}; !slices.Equal(got, want) {
+	want := []sim.Algorithm{methods.FedAux, methods.FedAuxHard, methods.FedAvg, methods.FedAvgMask, methods.FedGTA, methods.FedGTAAPV,
+		methods.FedPer, methods.FedProx, methods.FedPub, methods.FedPubAPV, methods.GCFL, methods.Local}
+	if got := sim.Float32Methods(); !slices.Equal(got, want) {
 		t.Errorf("float32 methods %v, want %v", got, want)
 	}
 	for _, algo := range sim.Float32Methods() {
@@ -40,13 +42,13 @@ func TestPrecisionFingerprint(t *testing.T) {
 }
 
 func TestPrecisionRefused(t *testing.T) {
-	c := sim.SmallConfig(methods.GCFL)
+	c := sim.SmallConfig(methods.FedGNN)
 	c.Precision = gnn.F32
 	err := c.Validate()
 	if err == nil {
-		t.Fatal("gcfl at f32 accepted")
+		t.Fatal("fedgnn at f32 accepted")
 	}
-	for _, want := range []string{"precision", "gcfl", "fedaux", "fedavg"} {
+	for _, want := range []string{"precision", "fedgnn", "fedaux", "fedavg", "gcfl"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
@@ -127,8 +129,8 @@ func TestF32Checkpoint(t *testing.T) {
 }
 
 // TestF32Switch checks that a float32 run cannot switch to an algorithm
-// that has no float32 client (GCFL trains FedAvg's model), and can
-// at float64.
+// that has no float32 client (FedGNN trains FedAvg's model, with its
+// expansion), and can at float64.
 func TestF32Switch(t *testing.T) {
 	for _, p := range []gnn.Precision{gnn.F64, gnn.F32} {
 		c := sim.SmallConfig(methods.FedAvg)
@@ -137,12 +139,12 @@ func TestF32Switch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = e.CanSwitch(methods.GCFL)
+		err = e.CanSwitch(methods.FedGNN)
 		if p == gnn.F64 && err != nil {
-			t.Errorf("f64: fedavg to gcfl refused: %v", err)
+			t.Errorf("f64: fedavg to fedgnn refused: %v", err)
 		}
 		if p == gnn.F32 && (err == nil || !strings.Contains(err.Error(), "precision")) {
-			t.Errorf("f32: fedavg to gcfl: %v, want a refusal naming the precision", err)
+			t.Errorf("f32: fedavg to fedgnn: %v, want a refusal naming the precision", err)
 		}
 	}
 }

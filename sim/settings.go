@@ -224,7 +224,7 @@ var docs = map[string]string{
 	"sim":       "similarity source for FedAux's weights: apv, apv-delta, pc1, readout, functional",
 	"apv_mix":   "on: the server mixes the APV too (Eq. 6); off: each client keeps its own APV",
 	"partners":  "auto alpha: target effective number of partners per client (exp of the weights' entropy); 0 for a fixed alpha",
-	"precision": "arithmetic of the clients' GCN layers and their Adam steps: f64 (default) or f32 (fedaux and fedavg; the head stays f64)",
+	"precision": "arithmetic of the clients' GCN layers and their Adam steps: f64 (default) or f32 (every method whose client is the GCN, all but fedgnn and the fedsage ones; the head stays f64)",
 }
 
 // Describe returns a one-line description of a setting, shared or a

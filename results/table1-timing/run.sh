@@ -10,5 +10,11 @@ set -eu
 label=${1:?usage: run.sh LABEL}
 bin=$(mktemp -d)/fedaux
 go build -buildvcs=auto -o "$bin" .
-"$bin" table -datasets cora,citeseer,computer,photo -clients 10 -seeds 1 -workers 1 \
+# PRECISION=f32 runs the eight methods that have a float32 client (all
+# but FedGNN and FedSage+) at -precision f32.
+set -- -precision "${PRECISION:-f64}"
+if [ "${PRECISION:-f64}" = f32 ]; then
+	set -- "$@" -algos fedavg,fedaux,local,fedprox,fedper,gcfl,fedgta,fedpub
+fi
+"$bin" table -datasets cora,citeseer,computer,photo -clients 10 -seeds 1 -workers 1 "$@" \
 	-out "results/table1-timing/$label"
