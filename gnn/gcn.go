@@ -45,9 +45,8 @@ type GCN struct {
 	xtOf          *CSR
 	xtRows, xtNNZ int
 	xtSorted      bool
-	row           []float64  // one row of W . M or of its gradient
-	weff          buffer     // W . M (masked layer, dense input)
-	wview         *mat.Dense // W (plain layer, dense input)
+	row           []float64 // one row of W . M or of its gradient
+	weff          buffer    // W . M (masked layer, dense input)
 	xw            buffer
 	out           buffer
 	dxw           buffer
@@ -90,7 +89,7 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 	if x.Sparse != nil {
 		xw = l.sparseForward(x.Sparse)
 	} else {
-		xw = l.xw.get(n, l.Out)
+		xw = l.xw.padded(n, l.Out)
 		mulSkip(xw, x.Dense, l.effective())
 	}
 	out := l.out.get(n, l.Out)
@@ -113,7 +112,7 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 		return l.sparseForwardByColumns()
 	}
 	w := l.effective().RawMatrix()
-	xw := l.xw.get(x.Rows, l.Out)
+	xw := l.xw.padded(x.Rows, l.Out)
 	raw := xw.RawMatrix()
 	b := getTerms()
 	defer putTerms(b)
@@ -142,7 +141,7 @@ func (l *GCN) columns(x *CSR) {
 // referenced row r of the effective weight is formed once, in a small
 // buffer, and added to the nodes that have feature r.
 func (l *GCN) sparseForwardByColumns() *mat.Dense {
-	xw := l.xw.zeros(l.x.Sparse.Rows, l.Out)
+	xw := l.xw.paddedZeros(l.x.Sparse.Rows, l.Out)
 	raw := xw.RawMatrix()
 	c := l.Out
 	l.row = grow(l.row, c)
@@ -161,17 +160,21 @@ func (l *GCN) sparseForwardByColumns() *mat.Dense {
 }
 
 // effective returns the effective weight W . M (pruned in evaluation
-// mode) for a dense input, computed once per forward; for a plain layer
-// it is W itself.
+// mode), or W for a plain layer, computed once per forward into rows
+// padStride(Out) apart (see padStride): the source of the forward's
+// products, and of the input gradient's.
 func (l *GCN) effective() *mat.Dense {
-	if l.Mask == nil {
-		if l.wview == nil || &l.wview.RawMatrix().Data[0] != &l.Weight.Value[0] {
-			l.wview = l.Weight.Matrix()
+	c := l.Out
+	weff := l.weff.padded(l.In, c)
+	raw := weff.RawMatrix()
+	for r := range l.In {
+		row := raw.Data[r*raw.Stride : r*raw.Stride+c]
+		if l.Mask == nil {
+			copy(row, l.Weight.Value[r*c:(r+1)*c])
+			continue
 		}
-		return l.wview
+		maskedRow(row, l.Weight.Value[r*c:(r+1)*c], l.Mask.Value[r*c:(r+1)*c], l.pruned)
 	}
-	weff := l.weff.get(l.In, l.Out)
-	maskedRow(weff.RawMatrix().Data, l.Weight.Value, l.Mask.Value, l.pruned)
 	return weff
 }
 
@@ -215,7 +218,7 @@ func maskGradRow(gw, gm, d, w, m []float64, pruned bool) {
 func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	n, _ := dOut.Dims()
 	addColumnSums(l.Bias.Grad, dOut)
-	dxw := l.dxw.get(n, l.Out)
+	dxw := l.dxw.padded(n, l.Out)
 	l.prop.Apply(dxw, dOut) // A_hat is symmetric
 	if l.x.Sparse != nil {
 		l.sparseBackward(dxw)
@@ -236,11 +239,7 @@ func (l *GCN) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	if l.GradOnlyNonzero {
 		pattern = l.x.Dense
 	}
-	w := l.wview
-	if l.Mask != nil {
-		w = l.weff.m
-	}
-	mulTransB(dx, dxw, w, pattern)
+	mulTransB(dx, dxw, l.weff.m, pattern)
 	return dx
 }
 

@@ -348,3 +348,36 @@ func TestGCNSparsePathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestPaddedBuffer checks the padded buffers of the products' sources:
+// rows one cache line further apart than their 512-byte multiple, others
+// unpadded, the matrix reused while its shape holds, and paddedZeros
+// clearing every element it shows.
+func TestPaddedBuffer(t *testing.T) {
+	for _, c := range []int{7, 63, 64, 256, 300} {
+		var b buffer
+		m := b.padded(5, c)
+		r, cc := m.Dims()
+		want := c
+		if c%64 == 0 {
+			want = c + 8
+		}
+		if s := m.RawMatrix().Stride; r != 5 || cc != c || s != want {
+			t.Fatalf("padded(5, %d): %dx%d at stride %d, want 5x%d at stride %d", c, r, cc, s, c, want)
+		}
+		if b.padded(5, c) != m {
+			t.Fatalf("padded(5, %d) made a new matrix for the same shape", c)
+		}
+		for i := range b.data {
+			b.data[i] = 1
+		}
+		z := b.paddedZeros(5, c)
+		for i := range 5 {
+			for j := range c {
+				if z.At(i, j) != 0 {
+					t.Fatalf("paddedZeros(5, %d): (%d, %d) = %v", c, i, j, z.At(i, j))
+				}
+			}
+		}
+	}
+}

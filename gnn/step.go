@@ -130,7 +130,7 @@ func (m *Model) backwardTo1(dLogits *mat.Dense) (dxw *mat.Dense, dweff32 []float
 func (l *GCN) backwardProp(dOut *mat.Dense) *mat.Dense {
 	n, _ := dOut.Dims()
 	addColumnSums(l.Bias.Grad, dOut)
-	dxw := l.dxw.get(n, l.Out)
+	dxw := l.dxw.padded(n, l.Out)
 	l.prop.Apply(dxw, dOut) // A_hat is symmetric
 	return dxw
 }
