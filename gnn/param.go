@@ -106,6 +106,16 @@ func (b *buffer) padded(r, c int) *mat.Dense {
 	return b.m
 }
 
+// paddedCopy returns the value of p (rows x cols) in padded(rows, cols).
+func (b *buffer) paddedCopy(p *Param) *mat.Dense {
+	m := b.padded(p.Rows, p.Cols)
+	raw := m.RawMatrix()
+	for r := range p.Rows {
+		copy(raw.Data[r*raw.Stride:r*raw.Stride+p.Cols], p.Value[r*p.Cols:(r+1)*p.Cols])
+	}
+	return m
+}
+
 // paddedZeros returns padded(r, c) with every entry set to zero.
 func (b *buffer) paddedZeros(r, c int) *mat.Dense {
 	m := b.padded(r, c)

@@ -92,4 +92,5 @@ func (m *SAGENet) release() {
 func (l *SAGE) release() {
 	l.adj, l.x, l.extra = nil, Features{}, nil
 	l.pr, l.pn, l.agg, l.dpn, l.dx, l.de = buffer{}, buffer{}, buffer{}, buffer{}, buffer{}, buffer{}
+	l.wr, l.wn = buffer{}, buffer{}
 }

@@ -95,6 +95,8 @@ type SAGE struct {
 	n0    int // rows of x
 	pr    buffer
 	pn    buffer
+	wr    buffer // W_r and W_n with padded rows (padStride), the forward's sources
+	wn    buffer
 	agg   buffer
 	dpn   buffer
 	dx    buffer
@@ -134,8 +136,8 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 		panic(fmt.Sprintf("gnn: SAGE forward: features %dx%d (+%d extra rows), graph of %d nodes, layer input %d", n0, f, n-n0, adj.N(), l.In))
 	}
 	l.adj, l.x, l.extra, l.n0 = adj, x, extra, n0
-	pr, pn := l.pr.get(n, l.Out), l.pn.get(n, l.Out)
-	wr, wn := l.Root.Matrix(), l.Neigh.Matrix()
+	pr, pn := l.pr.padded(n, l.Out), l.pn.padded(n, l.Out)
+	wr, wn := l.wr.paddedCopy(l.Root), l.wn.paddedCopy(l.Neigh)
 	if s := x.Sparse; s != nil {
 		// Row i is summed from +0 over the entries of row i of x in
 		// order, explicit zeros included.
@@ -163,7 +165,7 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra 
 	n, _ := dOut.Dims()
 	n0 := l.n0
 	addColumnSums(l.Bias.Grad, dOut)
-	dpn := l.dpn.get(n, l.Out)
+	dpn := l.dpn.padded(n, l.Out)
 	l.adj.ApplyT(dpn, dOut)
 	gr, gn := l.Root.GradMatrix(), l.Neigh.GradMatrix()
 	if s := l.x.Sparse; s != nil {
