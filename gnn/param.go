@@ -116,6 +116,10 @@ func (b *buffer) paddedCopy(p *Param) *mat.Dense {
 	return m
 }
 
+// padReuse is how many reads of each row of a source repay copying it
+// to padded rows.
+const padReuse = 8
+
 // paddedZeros returns padded(r, c) with every entry set to zero.
 func (b *buffer) paddedZeros(r, c int) *mat.Dense {
 	m := b.padded(r, c)

@@ -27,7 +27,7 @@ func (m *Model) Release() {
 
 func (l *GCN) release() {
 	l.prop, l.x = nil, Features{}
-	l.xt, l.xtOf, l.row = cscMatrix{}, nil, nil
+	l.xt, l.xtOf, l.row, l.src = cscMatrix{}, nil, nil, nil
 	l.weff, l.xw, l.out, l.dxw, l.dweff, l.dx = buffer{}, buffer{}, buffer{}, buffer{}, buffer{}, buffer{}
 }
 
