@@ -371,6 +371,9 @@ func TestPaddedBuffer(t *testing.T) {
 		for i := range b.data {
 			b.data[i] = 1
 		}
+		if g := b.get(5, c); g.RawMatrix().Stride != c {
+			t.Fatalf("get(5, %d) after padded: stride %d, want %d", c, g.RawMatrix().Stride, c)
+		}
 		z := b.paddedZeros(5, c)
 		for i := range 5 {
 			for j := range c {

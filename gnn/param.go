@@ -78,7 +78,7 @@ type buffer struct {
 // matrix when the shape is unchanged. r and c must be positive.
 func (b *buffer) get(r, c int) *mat.Dense {
 	if b.m != nil {
-		if rr, cc := b.m.Dims(); rr == r && cc == c {
+		if rr, cc := b.m.Dims(); rr == r && cc == c && b.m.RawMatrix().Stride == c {
 			return b.m
 		}
 	}
