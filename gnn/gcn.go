@@ -91,7 +91,7 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 		xw = l.sparseForward(x.Sparse)
 	} else {
 		xw = l.xw.padded(n, l.Out)
-		mulSkip(xw, x.Dense, l.effective(true))
+		mulSkip(xw, x.Dense, l.effective(n*l.In))
 	}
 	out := l.out.get(n, l.Out)
 	prop.Apply(out, xw)
@@ -112,11 +112,7 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	if !l.xtSorted {
 		return l.sparseForwardByColumns()
 	}
-	// A plain layer's W is copied to padded rows only when each row is
-	// read often enough to repay the copy (Cora's 1433 rows are read a few
-	// times each by a client's 18 features a node; Computer's 767, 480
-	// times).
-	w := l.effective(len(x.Indices) >= padReuse*l.In).RawMatrix()
+	w := l.effective(len(x.Indices)).RawMatrix()
 	xw := l.xw.padded(x.Rows, l.Out)
 	raw := xw.RawMatrix()
 	b := getTerms()
@@ -166,27 +162,23 @@ func (l *GCN) sparseForwardByColumns() *mat.Dense {
 
 // effective returns the effective weight W . M (pruned in evaluation
 // mode), computed once per forward into rows padStride(Out) apart (see
-// padStride), or for a plain layer a copy of W so kept when pad is set
-// and W itself when not: the source of the forward's products, and of the
-// input gradient's (l.src).
-func (l *GCN) effective(pad bool) *mat.Dense {
-	c := l.Out
-	if l.Mask == nil && !pad {
-		l.src = l.Weight.Matrix()
+// padStride), or for a plain layer W as the source of a product that
+// reads its rows reads times (buffer.source: a padded copy when that
+// pays; Cora's 1433 rows are read a few times each by a client's 18
+// features a node, Computer's 767 rows 480 times). It is the source of
+// the forward's products and of the input gradient's (l.src).
+func (l *GCN) effective(reads int) *mat.Dense {
+	if l.Mask == nil {
+		l.src = l.weff.source(l.Weight, reads)
 		return l.src
 	}
-	weff := l.weff.padded(l.In, c)
-	l.src = weff
-	raw := weff.RawMatrix()
+	c := l.Out
+	l.src = l.weff.padded(l.In, c)
+	raw := l.src.RawMatrix()
 	for r := range l.In {
-		row := raw.Data[r*raw.Stride : r*raw.Stride+c]
-		if l.Mask == nil {
-			copy(row, l.Weight.Value[r*c:(r+1)*c])
-			continue
-		}
-		maskedRow(row, l.Weight.Value[r*c:(r+1)*c], l.Mask.Value[r*c:(r+1)*c], l.pruned)
+		maskedRow(raw.Data[r*raw.Stride:r*raw.Stride+c], l.Weight.Value[r*c:(r+1)*c], l.Mask.Value[r*c:(r+1)*c], l.pruned)
 	}
-	return weff
+	return l.src
 }
 
 // maskedRow sets dst = w . m, with |m| < MaskThreshold counted as 0 when

@@ -106,8 +106,14 @@ func (b *buffer) padded(r, c int) *mat.Dense {
 	return b.m
 }
 
-// paddedCopy returns the value of p (rows x cols) in padded(rows, cols).
-func (b *buffer) paddedCopy(p *Param) *mat.Dense {
+// source returns p's value (rows x cols) as the source of a product that
+// reads its rows reads times in all: copied to padded(rows, cols) when
+// that is at least padReuse times a row, so that the copy pays, and p
+// itself when not.
+func (b *buffer) source(p *Param, reads int) *mat.Dense {
+	if reads < padReuse*p.Rows {
+		return p.Matrix()
+	}
 	m := b.padded(p.Rows, p.Cols)
 	raw := m.RawMatrix()
 	for r := range p.Rows {

@@ -95,7 +95,7 @@ type SAGE struct {
 	n0    int // rows of x
 	pr    buffer
 	pn    buffer
-	wr    buffer // W_r and W_n with padded rows (padStride), the forward's sources
+	wr    buffer // W_r and W_n as the forward's sources (buffer.source)
 	wn    buffer
 	agg   buffer
 	dpn   buffer
@@ -137,7 +137,11 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 	}
 	l.adj, l.x, l.extra, l.n0 = adj, x, extra, n0
 	pr, pn := l.pr.padded(n, l.Out), l.pn.padded(n, l.Out)
-	wr, wn := l.wr.paddedCopy(l.Root), l.wn.paddedCopy(l.Neigh)
+	reads := n * l.In // a sparse input reads W's rows once an entry
+	if s := x.Sparse; s != nil {
+		reads = len(s.Indices) + (n-n0)*l.In
+	}
+	wr, wn := l.wr.source(l.Root, reads), l.wn.source(l.Neigh, reads)
 	if s := x.Sparse; s != nil {
 		// Row i is summed from +0 over the entries of row i of x in
 		// order, explicit zeros included.

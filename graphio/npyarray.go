@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -87,19 +86,19 @@ type npyArray struct {
 	shape   []int
 	n       int // number of elements
 	kind    reflect.Kind
-	rd      *npy.Reader
-	size    int    // bytes an element
 	payload []byte // the data after the header
 }
 
-// little reports whether the payload can be decoded as little-endian
-// without npyio (its byte order is '<', or '|' for one-byte types) and
-// holds its n elements.
-func (arr *npyArray) little() bool {
-	if arr.dtype == "" || len(arr.payload) != arr.n*arr.size {
-		return false
+// order returns the byte order of arr's dtype: '>' big-endian, '='
+// native, '<' and '|' (one-byte types) little-endian.
+func (arr *npyArray) order() binary.ByteOrder {
+	switch arr.dtype[0] {
+	case '>':
+		return binary.BigEndian
+	case '=':
+		return binary.NativeEndian
 	}
-	return arr.dtype[0] == '<' || (arr.dtype[0] == '|' && arr.size == 1)
+	return binary.LittleEndian
 }
 
 // header reads the member key and parses its header. With numeric set it
@@ -158,8 +157,8 @@ func (a *npzArchive) header(key string, numeric bool) (arr *npyArray, err error)
 		}
 		n *= d
 	}
-	arr = &npyArray{key: key, dtype: h.Type, shape: slices.Clone(h.Shape), n: n, kind: rt.Kind(), rd: rd,
-		size: int(rt.Size()), payload: raw[len(raw)-br.Len():]}
+	arr = &npyArray{key: key, dtype: h.Type, shape: slices.Clone(h.Shape), n: n, kind: rt.Kind(),
+		payload: raw[len(raw)-br.Len():]}
 	if !numeric {
 		return arr, nil
 	}
@@ -180,27 +179,17 @@ func (a *npzArchive) header(key string, numeric bool) (arr *npyArray, err error)
 	return arr, nil
 }
 
-// readNPY reads the payload of arr into a new slice of type T.
-func readNPY[T any](arr *npyArray) (v []T, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			v, err = nil, fmt.Errorf("key %q: malformed .npy data: %v", arr.key, p)
-		}
-	}()
-	v = make([]T, arr.n)
-	if arr.n == 0 {
-		return v, nil
-	}
-	if err := arr.rd.Read(&v); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("key %q: %w", arr.key, err)
+// readNPY decodes the payload of arr, in its byte order, into a new
+// slice of T, the Go type of its numeric dtype.
+func readNPY[T any](arr *npyArray) ([]T, error) {
+	v := make([]T, arr.n)
+	if _, err := binary.Decode(arr.payload, arr.order(), v); err != nil {
+		return nil, fmt.Errorf("key %q: malformed .npy data: %w", arr.key, err)
 	}
 	return v, nil
 }
 
 func widenInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](arr *npyArray) ([]int, error) {
-	if arr.little() {
-		return decodeInts(arr), nil
-	}
 	v, err := readNPY[T](arr)
 	if err != nil {
 		return nil, err
@@ -292,17 +281,7 @@ func (arr *npyArray) floats() ([]float64, error) {
 	var out []float64
 	var err error
 	switch arr.kind {
-	case reflect.Float32, reflect.Float64:
-		if arr.little() {
-			out = decodeFloats(arr)
-			break
-		}
-		if arr.kind == reflect.Float64 {
-			if out, err = readNPY[float64](arr); err != nil {
-				return nil, err
-			}
-			break
-		}
+	case reflect.Float32:
 		v, err := readNPY[float32](arr)
 		if err != nil {
 			return nil, err
@@ -310,6 +289,11 @@ func (arr *npyArray) floats() ([]float64, error) {
 		out = make([]float64, len(v))
 		for i, x := range v {
 			out[i] = float64(x)
+		}
+	case reflect.Float64:
+		out, err = readNPY[float64](arr)
+		if err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("key %q: dtype %q, want float32 or float64", key, arr.dtype)
@@ -320,61 +304,4 @@ func (arr *npyArray) floats() ([]float64, error) {
 		}
 	}
 	return out, nil
-}
-
-// decodeInts decodes the little-endian signed or unsigned integers of
-// arr's payload (at most 4 bytes, or int64) into ints, as widenInts.
-func decodeInts(arr *npyArray) []int {
-	out := make([]int, arr.n)
-	b := arr.payload
-	switch arr.kind {
-	case reflect.Int8:
-		for i := range out {
-			out[i] = int(int8(b[i]))
-		}
-	case reflect.Uint8:
-		for i := range out {
-			out[i] = int(b[i])
-		}
-	case reflect.Int16:
-		for i := range out {
-			out[i] = int(int16(binary.LittleEndian.Uint16(b[2*i:])))
-		}
-	case reflect.Uint16:
-		for i := range out {
-			out[i] = int(binary.LittleEndian.Uint16(b[2*i:]))
-		}
-	case reflect.Int32:
-		for i := range out {
-			out[i] = int(int32(binary.LittleEndian.Uint32(b[4*i:])))
-		}
-	case reflect.Uint32:
-		for i := range out {
-			out[i] = int(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-	case reflect.Int64:
-		for i := range out {
-			out[i] = int(int64(binary.LittleEndian.Uint64(b[8*i:])))
-		}
-	default:
-		panic("graphio: decodeInts of " + arr.dtype)
-	}
-	return out
-}
-
-// decodeFloats decodes the little-endian float32 or float64 values of
-// arr's payload into float64s.
-func decodeFloats(arr *npyArray) []float64 {
-	out := make([]float64, arr.n)
-	b := arr.payload
-	if arr.kind == reflect.Float32 {
-		for i := range out {
-			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-		}
-		return out
-	}
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out
 }
