@@ -150,7 +150,11 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 	for i := range m.layers {
 		l, ll := &b.layers[i], m.layers[i].conv
 		l.pattern = i > 0
-		l.effective(ll, !train)
+		var selected []int // the sparse features' rows of W: only those are read
+		if i == 0 && x == nil && b.xs != nil {
+			selected = b.xCols.count
+		}
+		l.effective(ll, !train, selected)
 		xw := grow32(l.dxw, n*d) // X W, overwritten by backward's A_hat d
 		l.dxw = xw
 		switch {
@@ -194,16 +198,39 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 }
 
 // effective sets l.weff to the float32 rounding of the float64 W . M
-// (pruned when pruned is set), or of W for a plain layer.
-func (l *layer32) effective(g *GCN, pruned bool) {
+// (pruned when pruned is set), or of W for a plain layer. With counts
+// (one per row of W) it sets only the rows whose count is not zero, in
+// runs of consecutive rows: the rows a sparse input selects (about 73%
+// of Cora's 1433 for a client, 56% of CiteSeer's 3703). The others are
+// stale and must not be read.
+func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
 	l.weff = grow32(l.weff, g.In*g.Out)
-	switch {
-	case g.Mask == nil:
-		vec.To32(l.weff, g.Weight.Value)
-	case pruned:
-		vec.MulPrunedTo32(l.weff, g.Weight.Value, g.Mask.Value, MaskThreshold)
-	default:
-		vec.MulTo32(l.weff, g.Weight.Value, g.Mask.Value)
+	set := func(lo, hi int) {
+		dst, w := l.weff[lo:hi], g.Weight.Value[lo:hi]
+		switch {
+		case g.Mask == nil:
+			vec.To32(dst, w)
+		case pruned:
+			vec.MulPrunedTo32(dst, w, g.Mask.Value[lo:hi], MaskThreshold)
+		default:
+			vec.MulTo32(dst, w, g.Mask.Value[lo:hi])
+		}
+	}
+	if counts == nil {
+		set(0, len(l.weff))
+		return
+	}
+	c := g.Out
+	for r := 0; r < len(counts); {
+		if counts[r] == 0 {
+			r++
+			continue
+		}
+		r0 := r
+		for r < len(counts) && counts[r] != 0 {
+			r++
+		}
+		set(r0*c, r*c)
 	}
 }
 

@@ -91,7 +91,7 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 		xw = l.sparseForward(x.Sparse)
 	} else {
 		xw = l.xw.padded(n, l.Out)
-		mulSkip(xw, x.Dense, l.effective(n*l.In))
+		mulSkip(xw, x.Dense, l.effective(n*l.In, nil))
 	}
 	out := l.out.get(n, l.Out)
 	prop.Apply(out, xw)
@@ -112,7 +112,7 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	if !l.xtSorted {
 		return l.sparseForwardByColumns()
 	}
-	w := l.effective(len(x.Indices)).RawMatrix()
+	w := l.effective(len(x.Indices), l.xt.nonEmpty).RawMatrix()
 	xw := l.xw.padded(x.Rows, l.Out)
 	raw := xw.RawMatrix()
 	b := getTerms()
@@ -167,7 +167,13 @@ func (l *GCN) sparseForwardByColumns() *mat.Dense {
 // pays; Cora's 1433 rows are read a few times each by a client's 18
 // features a node, Computer's 767 rows 480 times). It is the source of
 // the forward's products and of the input gradient's (l.src).
-func (l *GCN) effective(reads int) *mat.Dense {
+//
+// A masked layer forms only the rows in rows, when rows is not nil: the
+// rows a sparse input selects (a Cora client's features select about 73%
+// of the 1433, a CiteSeer client's 56% of the 3703). The other rows of
+// the returned matrix are stale and must not be read; a layer whose
+// input is sparse has no input gradient, the one other reader of l.src.
+func (l *GCN) effective(reads int, rows []int) *mat.Dense {
 	if l.Mask == nil {
 		l.src = l.weff.source(l.Weight, reads)
 		return l.src
@@ -175,8 +181,17 @@ func (l *GCN) effective(reads int) *mat.Dense {
 	c := l.Out
 	l.src = l.weff.padded(l.In, c)
 	raw := l.src.RawMatrix()
-	for r := range l.In {
+	row := func(r int) {
 		maskedRow(raw.Data[r*raw.Stride:r*raw.Stride+c], l.Weight.Value[r*c:(r+1)*c], l.Mask.Value[r*c:(r+1)*c], l.pruned)
+	}
+	if rows != nil {
+		for _, r := range rows {
+			row(r)
+		}
+		return l.src
+	}
+	for r := range l.In {
+		row(r)
 	}
 	return l.src
 }

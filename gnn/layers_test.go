@@ -132,6 +132,33 @@ func TestGCNForwardMatchesDense(t *testing.T) {
 	}
 }
 
+// TestGCNSparseForwardFormsSelectedRows: with a sparse input a masked
+// layer forms the rows of W . M that the features select, and its
+// products read no other: with every entry of the effective weight's
+// buffer made NaN in between, a second forward gives the same output.
+func TestGCNSparseForwardFormsSelectedRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, fin, fout = 20, 3*termRows + 9, 64
+	prop, _ := NewPropagator(randGraph(rng, n, 0.3))
+	xs := randSparse(rng, n, fin/2, 5) // features fin/2 .. fin-1 are never selected
+	xs.Cols = fin
+	l := NewGCN("conv", fin, fout, true, rng)
+	perturbMask(rng, l.Mask)
+	for _, train := range []bool{true, false} {
+		want := mat.DenseCopyOf(l.Forward(prop, Features{Sparse: xs}, train))
+		for i := range l.weff.data {
+			l.weff.data[i] = math.NaN()
+		}
+		got := l.Forward(prop, Features{Sparse: xs}, train)
+		if !mat.Equal(got, want) {
+			t.Errorf("train=%v: the rows no feature selects changed the output", train)
+		}
+		if len(l.xt.nonEmpty) == 0 || l.xt.nonEmpty[len(l.xt.nonEmpty)-1] >= fin/2 {
+			t.Fatalf("train=%v: selected rows %v reach beyond %d", train, l.xt.nonEmpty, fin/2)
+		}
+	}
+}
+
 func TestLinearGradients(t *testing.T) {
 	const n, fin, fout = 12, 6, 4
 	for _, masked := range []bool{true, false} {

@@ -238,6 +238,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
+	shared, bad := c.flatten()
 	up := &Update{
 		ClientMetrics: ClientMetrics{
 			ID:        c.ID,
@@ -247,7 +248,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 			TestAcc:   c.metric.Score(logits, c.labels, c.test),
 		},
 		Train:  len(c.train),
-		Shared: c.flatten(),
+		Shared: shared,
 	}
 	if msg.Embedding {
 		up.Embedding = MeanRows(c.model.Embeddings())
@@ -268,9 +269,10 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		if err := c.hook.Finish(up, c.shared); err != nil {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
+		bad = vec.FirstNonFinite(up.Shared) // the hook may have changed it
 	}
-	if i := vec.FirstNonFinite(up.Shared); i >= 0 {
-		return nil, fmt.Errorf("client %d: parameter entry %d is %v after training", c.ID, i, up.Shared[i])
+	if bad >= 0 {
+		return nil, fmt.Errorf("client %d: parameter entry %d is %v after training", c.ID, bad, up.Shared[bad])
 	}
 	if msg.Probe != nil { // last: it overwrites the model's buffers
 		if up.Probe, err = c.probe(msg.Probe.Descriptor, up); err != nil {
@@ -299,10 +301,30 @@ func (c *Client) borrow() (giveBack func()) {
 // The vector is the client's own and is overwritten next round. The
 // server may overwrite it before: it mixes the updates in place, so the
 // vector comes back as the client's next message.
-func (c *Client) flatten() []float64 {
-	c.upBuf = flattenInto(c.upBuf, c.shared)
-	return c.upBuf
+//
+// bad is the index of its first NaN or infinite entry, -1 if none: each
+// chunk is checked as it is copied, while it is still in cache, instead
+// of in a second pass over the whole vector.
+func (c *Client) flatten() (v []float64, bad int) {
+	c.upBuf = c.upBuf[:0]
+	bad = -1
+	for _, p := range c.shared {
+		for i := 0; i < len(p.Value); i += flattenChunk {
+			chunk := p.Value[i:min(i+flattenChunk, len(p.Value))]
+			if bad < 0 {
+				if j := vec.FirstNonFinite(chunk); j >= 0 {
+					bad = len(c.upBuf) + j
+				}
+			}
+			c.upBuf = append(c.upBuf, chunk...)
+		}
+	}
+	return c.upBuf, bad
 }
+
+// flattenChunk is the number of entries Client.flatten checks and copies
+// at a time (8 KiB).
+const flattenChunk = 1024
 
 // load sets the shared parameters from a vector in layout order.
 func (c *Client) load(v []float64) {
