@@ -38,6 +38,23 @@ var f32Cases = []struct {
 	{"gcn/eval/1layer", Config{Dropout: 0.5, Layers: 1}, false},
 }
 
+// newPerturbed returns a model of cfg drawn from rng, its masks then
+// moved off 1 (perturbMask), so that the masks' gradients are not
+// degenerate.
+func newPerturbed(t *testing.T, cfg Config, rng *rand.Rand) *Model {
+	t.Helper()
+	m, err := NewModel(cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Params() {
+		if p.Personal {
+			perturbMask(rng, p)
+		}
+	}
+	return m
+}
+
 func TestF32Gradients(t *testing.T) {
 	const n, f, d, classes = 12, 8, 5, 3
 	for _, tc := range f32Cases {
@@ -46,15 +63,7 @@ func TestF32Gradients(t *testing.T) {
 			cfg.InFeatures, cfg.Hidden, cfg.Classes, cfg.Precision = f, d, classes, F32
 			rng := rand.New(rand.NewPCG(31, 32))
 			c := newTestClient(rng, n, f, classes)
-			m, err := NewModel(cfg, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range m.Params() {
-				if p.Personal {
-					perturbMask(rng, p)
-				}
-			}
+			m := newPerturbed(t, cfg, rng)
 			dl := mat.NewDense(n, classes, nil)
 			loss := func() float64 {
 				logits, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(7, 7)))
@@ -118,15 +127,7 @@ func TestF32MatchesF64(t *testing.T) {
 				c := f32Client(rng, dense)
 				cfg := tc.cfg
 				cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
-				m64, err := NewModel(cfg, rng)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range m64.Params() {
-					if p.Personal {
-						perturbMask(rng, p)
-					}
-				}
+				m64 := newPerturbed(t, cfg, rng)
 				cfg.Precision = F32
 				m32, err := NewModel(cfg, rng)
 				if err != nil {
@@ -295,15 +296,7 @@ func TestF32SparseFormsSelectedRows(t *testing.T) {
 			rng := rand.New(rand.NewPCG(41, 42))
 			c := newTestClient(rng, n, f/2, classes) // features f/2 .. f-1 never selected
 			c.in.X.Sparse.Cols = f
-			m, err := NewModel(cfg, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range m.Params() {
-				if p.Personal {
-					perturbMask(rng, p)
-				}
-			}
+			m := newPerturbed(t, cfg, rng)
 			forward := func() []float64 {
 				logits, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(7, 7)))
 				if err != nil {
