@@ -39,8 +39,8 @@ var f32Cases = []struct {
 }
 
 // newPerturbed returns a model of cfg drawn from rng, its masks then
-// moved off 1 (perturbMask), so that the masks' gradients are not
-// degenerate.
+// perturbed (perturbMask: some pruned, the others away from 1) so that
+// they matter in the check.
 func newPerturbed(t *testing.T, cfg Config, rng *rand.Rand) *Model {
 	t.Helper()
 	m, err := NewModel(cfg, rng)
