@@ -150,8 +150,8 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 	for i := range m.layers {
 		l, ll := &b.layers[i], m.layers[i].conv
 		l.pattern = i > 0
-		var selected []int // the sparse features' rows of W: only those are read
-		if i == 0 && x == nil && b.xs != nil {
+		var selected []int           // the sparse features' rows of W: only those are read
+		if x == nil && b.xs != nil { // the first layer
 			selected = b.xCols.count
 		}
 		l.effective(ll, !train, selected)

@@ -302,29 +302,12 @@ func (c *Client) borrow() (giveBack func()) {
 // server may overwrite it before: it mixes the updates in place, so the
 // vector comes back as the client's next message.
 //
-// bad is the index of its first NaN or infinite entry, -1 if none: each
-// chunk is checked as it is copied, while it is still in cache, instead
-// of in a second pass over the whole vector.
+// bad is the index of its first NaN or infinite entry, -1 if none
+// (flattenChecked).
 func (c *Client) flatten() (v []float64, bad int) {
-	c.upBuf = c.upBuf[:0]
-	bad = -1
-	for _, p := range c.shared {
-		for i := 0; i < len(p.Value); i += flattenChunk {
-			chunk := p.Value[i:min(i+flattenChunk, len(p.Value))]
-			if bad < 0 {
-				if j := vec.FirstNonFinite(chunk); j >= 0 {
-					bad = len(c.upBuf) + j
-				}
-			}
-			c.upBuf = append(c.upBuf, chunk...)
-		}
-	}
+	c.upBuf, bad = flattenChecked(c.upBuf, c.shared)
 	return c.upBuf, bad
 }
-
-// flattenChunk is the number of entries Client.flatten checks and copies
-// at a time (8 KiB).
-const flattenChunk = 1024
 
 // load sets the shared parameters from a vector in layout order.
 func (c *Client) load(v []float64) {
