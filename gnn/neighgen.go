@@ -85,8 +85,17 @@ func (f *FGen) Replica() *FGen {
 
 // Forward returns x~ (N x MaxPred*Width) for the latent codes z, only
 // the first counts[i] slots of row i computed (the others zero). It
-// draws the noise from rng, then, in training mode, the dropout.
+// draws the noise from rng, then, in training mode, the dropout. It is
+// Output(Hidden(z, train, rng), counts).
 func (f *FGen) Forward(z *mat.Dense, counts []int, train bool, rng *rand.Rand) *mat.Dense {
+	return f.Output(f.Hidden(z, train, rng), counts)
+}
+
+// Hidden returns the input of the output layer (N x the second hidden
+// width) for the latent codes z: the noise drawn from rng, the two
+// hidden layers and, in training mode, the dropout drawn from rng. The
+// returned matrix belongs to f and is overwritten by its next call.
+func (f *FGen) Hidden(z *mat.Dense, train bool, rng *rand.Rand) *mat.Dense {
 	n, c := z.Dims()
 	if c != f.FC1.In {
 		panic(fmt.Sprintf("gnn: fGen forward: latent codes of %d entries, want %d", c, f.FC1.In))
@@ -99,8 +108,16 @@ func (f *FGen) Forward(z *mat.Dense, counts []int, train bool, rng *rand.Rand) *
 		}
 	}
 	h1 := f.relu1.Forward(f.FC1.Forward(noisy, train))
-	h2 := f.drop.Forward(f.relu2.Forward(f.FC2.Forward(h1, train)), train, rng)
-	out := f.Out.Forward(h2, counts)
+	return f.drop.Forward(f.relu2.Forward(f.FC2.Forward(h1, train)), train, rng)
+}
+
+// Output returns x~ = tanh(h W_s + b_s) for the output layer's input h
+// (rows of Hidden's results, possibly of several calls on replicas, one
+// after another), only the first counts[i] slots of row i computed.
+// Rows are computed independently, so a row's result does not depend on
+// the rows beside it.
+func (f *FGen) Output(h *mat.Dense, counts []int) *mat.Dense {
+	out := f.Out.Forward(h, counts)
 	raw := out.RawMatrix()
 	w := f.Out.Width
 	for i, k := range counts {
@@ -115,7 +132,17 @@ func (f *FGen) Forward(z *mat.Dense, counts []int, train bool, rng *rand.Rand) *
 
 // Backward takes dL/dx~ of the last Forward (entries of slots not
 // computed are ignored), adds the parameter gradients and returns dL/dz.
+// It is HiddenBackward(OutputBackward(dY)).
 func (f *FGen) Backward(dY *mat.Dense) *mat.Dense {
+	return f.HiddenBackward(f.OutputBackward(dY))
+}
+
+// OutputBackward takes dL/dx~ of the last Output (entries of slots not
+// computed are ignored), adds the output layer's gradients and returns
+// dL/dh. The output weight's gradient gains the rows' terms in the order
+// of the rows, so one call on the rows of several Hidden results gives
+// it the bits of one call for each, in that order.
+func (f *FGen) OutputBackward(dY *mat.Dense) *mat.Dense {
 	n, c := dY.Dims()
 	dy := f.dy.zeros(n, c)
 	g, y, d := dY.RawMatrix(), f.y.RawMatrix(), dy.RawMatrix()
@@ -126,8 +153,13 @@ func (f *FGen) Backward(dY *mat.Dense) *mat.Dense {
 			d.Data[i*d.Stride+j] = g.Data[i*g.Stride+j] * (1 - t*t)
 		}
 	}
-	dh2 := f.Out.Backward(dy, true)
-	dh1 := f.FC2.Backward(f.relu2.Backward(f.drop.Backward(dh2)), true)
+	return f.Out.Backward(dy, true)
+}
+
+// HiddenBackward takes dL/dh for the last Hidden, adds the hidden
+// layers' gradients and returns dL/dz.
+func (f *FGen) HiddenBackward(dh *mat.Dense) *mat.Dense {
+	dh1 := f.FC2.Backward(f.relu2.Backward(f.drop.Backward(dh)), true)
 	return f.FC1.Backward(f.relu1.Backward(dh1), true)
 }
 

@@ -148,7 +148,7 @@ func (*fedSagePlus) UnmarshalState([]byte) error { return nil }
 
 // BuildRunners builds one sageClient per subgraph around a shared relay.
 func (f *fedSagePlus) BuildRunners(cfg *sim.Config, data *sim.Data) ([]sim.ClientRunner, error) {
-	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.Options.Int("gen_rounds")}
+	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.Options.Int("gen_rounds"), batchRows: sageBatchRows, batchBytes: sageBatchBytes}
 	f.relay = relay
 	f.weights = make([]float64, len(data.Clients))
 	runners := make([]sim.ClientRunner, len(data.Clients))
@@ -190,25 +190,40 @@ type sageRequest struct {
 // output layers: a client needs one only while it steps, so there are as
 // many as clients step at once, not one per client.
 type sageRelay struct {
-	seed      uint64
-	genRounds int
-	clients   []*sageClient
+	seed       uint64
+	genRounds  int
+	clients    []*sageClient
+	batchRows  int // see sageBatchRows
+	batchBytes int // see sageBatchBytes
 
 	mu   sync.Mutex
 	free [][]float64
 }
 
 // exchange delivers req to every client but its sender, in client order,
-// and returns the sum of their losses and whether fGen_k took part in any.
+// and returns the sum of their losses, added in that order, and whether
+// fGen_k took part in any. The answers are computed a batch at a time
+// (sageScratch).
 func (r *sageRelay) exchange(req *sageRequest) (float64, bool) {
 	var loss float64
 	used := false
-	for j, c := range r.clients {
-		if j != req.From {
-			l, u := c.answer(req, len(r.clients))
-			loss, used = loss+l, used || u
+	finish := func() {
+		for _, l := range req.Gen.finish(req) {
+			loss += l
 		}
 	}
+	for j, c := range r.clients {
+		if j == req.From {
+			continue
+		}
+		if u, ok := c.answer(req, len(r.clients)); ok {
+			used = used || u
+			if req.Gen.full() {
+				finish()
+			}
+		}
+	}
+	finish()
 	return loss, used
 }
 

@@ -83,14 +83,108 @@ type sageGen struct {
 	xmiss  *mat.Dense  // X^miss of the training nodes, |train| x MaxPred*d
 }
 
-// sageScratch is the working memory another client uses to answer this
-// client's request: a replica of fGen_k (k's weights and gradients, its
-// own activations) and the answer's matrices. Answers to one request run
-// one after the other, so one scratch per request suffices, and reusing
-// it spares a large allocation per answer. It lives for one step.
+// sageScratch is the working memory other clients use to answer this
+// client's request: replicas of fGen_k (k's weights and gradients, each
+// with activations of its own) and the matrices of a batch of answers.
+// It lives for one step.
+//
+// Answers are computed a batch at a time: each answer's noise, hidden
+// layers and dropout on a replica of its own (answer), then fGen_k's
+// output layer once for the rows of every answer of the batch (finish).
+// The output layer is fGen's largest by far (2048 x 5 x 1433 float32
+// weights on Cora, 59 MB), and a pass over it costs as much as a few
+// dozen rows' products: answered one at a time, a request with 19 answers
+// of 27 rows each (cora-20) read it 38 times. A row's output and input
+// gradient do not depend on the rows beside it, and the weight's gradient
+// gains the rows' terms in the order of the rows, answer after answer, so
+// a batch gives every number the bits of answers one at a time.
 type sageScratch struct {
-	gen            *gnn.FGen
-	z, target, dxg *mat.Dense
+	gens   []*gnn.FGen // gens[a]: answer a's activations; gens[0] also the output layer's
+	z      *mat.Dense  // the request's latent codes, r x NeighLatent
+	h      *mat.Dense  // the output layer's input, batch x r rows, answer after answer
+	target *mat.Dense  // the answers' sampled neighbours, batch x r rows of MaxPred x d
+	dxg    *mat.Dense  // dL/dx~, as target
+	counts []int       // the slots computed for each row of h
+	losses []float64
+	batch  int // answers a batch holds
+	n      int // answers in the batch so far
+}
+
+// A batch of answers holds enough answers for sageBatchRows rows, so that
+// the pass over the output weight costs little beside the rows' products
+// (a pass costs about as much as a few dozen rows' products), as long as
+// one r x MaxPred*d float64 matrix of each answer fits in sageBatchBytes.
+// The scratch has four matrices of that shape (target, dxg, and fGen's
+// output and its gradient) and the answers' hidden activations: 80 to
+// 110 MB a client stepping at once on Cora and CiteSeer, where each
+// client holds its generator's 177 MB (Cora) for the whole phase.
+// Amazon's clients, with 66 to 260 training rows each, batch one to four
+// answers, and gain nothing measurable from it: their passes over the
+// weight were already cheap beside their rows' products.
+const (
+	sageBatchRows  = 256
+	sageBatchBytes = 32 << 20
+)
+
+// newSageScratch returns the scratch for a request of fGen_k (gen, with
+// its output gradient attached), latent codes z and up to answers
+// answers, for features of d entries, batched by rows within batchBytes
+// (see sageBatchRows).
+func newSageScratch(gen *gnn.FGen, z [][]float64, d, answers, rows, batchBytes int) *sageScratch {
+	r := max(len(z), 1)
+	row := r * gnn.MaxPred * d * 8
+	batch := max(1, min(answers, (rows+r-1)/r, batchBytes/row))
+	sc := &sageScratch{
+		gens:   []*gnn.FGen{gen.Replica()},
+		z:      mat.NewDense(r, gnn.NeighLatent, nil),
+		h:      mat.NewDense(batch*r, gen.FC2.Out, nil),
+		target: mat.NewDense(batch*r, gnn.MaxPred*d, nil),
+		dxg:    mat.NewDense(batch*r, gnn.MaxPred*d, nil),
+		counts: make([]int, batch*r),
+		batch:  batch,
+	}
+	for row, v := range z {
+		copy(sc.z.RawRowView(row), v)
+	}
+	return sc
+}
+
+// full reports whether the batch holds as many answers as it can.
+func (sc *sageScratch) full() bool { return sc.n == sc.batch }
+
+// rowsOf returns rows a*r .. (a+1)*r-1 of m.
+func rowsOf(m *mat.Dense, a, r int) *mat.Dense {
+	_, c := m.Dims()
+	return m.Slice(a*r, (a+1)*r, 0, c).(*mat.Dense)
+}
+
+// finish computes the answers of the batch (see sageScratch): fGen_k's
+// output for their rows, each answer's loss L^f_{k<-j} (returned in the
+// order of the answers) with its gradient scaled by req.Scale, and the
+// backward passes that add the gradients to fGen_k's. It empties the
+// batch.
+func (sc *sageScratch) finish(req *sageRequest) []float64 {
+	if sc.n == 0 {
+		return nil
+	}
+	r := len(req.Z)
+	rows := sc.n * r
+	_, hc := sc.h.Dims()
+	_, d := sc.target.Dims()
+	out := sc.gens[0].Output(sc.h.Slice(0, rows, 0, hc).(*mat.Dense), sc.counts[:rows])
+	dxg := sc.dxg.Slice(0, rows, 0, d).(*mat.Dense)
+	dxg.Zero()
+	sc.losses = sc.losses[:0]
+	for a := 0; a < sc.n; a++ {
+		sc.losses = append(sc.losses, gnn.GreedyLoss(rowsOf(out, a, r), nil, rowsOf(sc.target, a, r),
+			req.Pred, req.True, req.Scale, rowsOf(dxg, a, r)))
+	}
+	dh := sc.gens[0].OutputBackward(dxg)
+	for a := 0; a < sc.n; a++ {
+		sc.gens[a].HiddenBackward(rowsOf(dh, a, r))
+	}
+	sc.n = 0
+	return sc.losses
 }
 
 // sageMend is the mended full graph: the generated rows and the node each
@@ -382,10 +476,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dz.Add(dz, net.DegreesBackward(dn))
 	net.Enc.Backward(dz, false)
 
-	r, d := len(s.train), gnn.MaxPred*c.feat
-	scratch := &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
-		target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
-	scratch.gen.Out.AttachGrad(grad)
+	scratch := newSageScratch(net.FGen, zTrain, c.feat, c.clients-1, c.relay.batchRows, c.relay.batchBytes)
 	cross, used := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: scratch,
 		Z: zTrain, Pred: trPred, True: s.trMiss, Scale: sageB / m})
 	total := (sageA*ld + sageB*lf + sageC*lc + sageB*cross) / m
@@ -432,21 +523,26 @@ func firstChild(parents []int, r int) int {
 
 // answer is client j's part of k's generator step: it draws |Tr_k|
 // nodes u of its own graph (redrawing isolated ones) and MaxPred
-// neighbours of each, with replacement, whose features are the targets;
-// it runs fGen_k on z_k and adds the gradient of (b/M) L^f_{k<-j} to
-// fGen_k's gradients. Its draws come from a stream of its own for (round,
-// step, k, j), so they do not depend on the order clients run. It returns
-// L^f_{k<-j}, and whether any neighbour was generated (fGen took part).
-func (c *sageClient) answer(req *sageRequest, clients int) (float64, bool) {
+// neighbours of each, with replacement, whose features are the targets,
+// and runs fGen_k's noise and hidden layers on z_k; the request's
+// scratch then runs the output layer for a batch of answers and adds the
+// gradient of (b/M) L^f_{k<-j} to fGen_k's gradients (sageScratch.finish,
+// which returns L^f_{k<-j}). Its draws come from a stream of its own for
+// (round, step, k, j), so they do not depend on the order clients run.
+// It returns whether any neighbour is generated (fGen takes part), and
+// false for ok when j has nothing to answer (no edges, or k no training
+// nodes): its loss is then 0 and the batch unchanged.
+func (c *sageClient) answer(req *sageRequest, clients int) (used, ok bool) {
 	if !c.edges || len(req.Z) == 0 {
-		return 0, false
+		return false, false
 	}
 	rng := sim.Stream(c.relay.seed, "fedsage-cross", ((req.Round*c.genSteps+req.Step)*clients+req.From)*clients+c.ID)
 	g := c.data.Graph
 	d := c.feat
 	r := len(req.Z)
 	sc := req.Gen
-	target := sc.target
+	a := sc.n
+	target := rowsOf(sc.target, a, r)
 	var nb []int
 	for row := 0; row < r; row++ {
 		for nb = nb[:0]; len(nb) == 0; {
@@ -457,22 +553,20 @@ func (c *sageClient) answer(req *sageRequest, clients int) (float64, bool) {
 			featureRow(c.full.x, nb[rng.IntN(len(nb))], dst[s*d:(s+1)*d])
 		}
 	}
-	counts := make([]int, r)
-	z := sc.z
-	used := false
-	for row, v := range req.Z {
-		copy(z.RawRowView(row), v)
+	counts := sc.counts[a*r : (a+1)*r]
+	for row := range req.Z {
+		counts[row] = 0
 		if req.True[row] > 0 {
 			counts[row] = req.Pred[row]
 			used = used || counts[row] > 0
 		}
 	}
-	xg := sc.gen.Forward(z, counts, true, rng)
-	dxg := sc.dxg
-	dxg.Zero()
-	loss := gnn.GreedyLoss(xg, nil, target, req.Pred, req.True, req.Scale, dxg)
-	sc.gen.Backward(dxg)
-	return loss, used
+	if a == len(sc.gens) {
+		sc.gens = append(sc.gens, sc.gens[0].Replica())
+	}
+	rowsOf(sc.h, a, r).Copy(sc.gens[a].Hidden(sc.z, true, rng))
+	sc.n++
+	return used, true
 }
 
 // mendGraph ends the generator phase: the generator, in evaluation mode

@@ -306,20 +306,24 @@ func TestFedSagePlusAnswerGradient(t *testing.T) {
 	net.FGen.Out.AttachGrad(grad)
 	z := net.Enc.Forward(k.gen.imp.adj, k.gen.imp.x, nil, false, nil)
 	counts := gnn.Counts(net.Degrees(z, false))
-	r, d := len(k.gen.train), gnn.MaxPred*k.feat
-	sc := &sageScratch{gen: net.FGen.Replica(), z: mat.NewDense(r, gnn.NeighLatent, nil),
-		target: mat.NewDense(r, d, nil), dxg: mat.NewDense(r, d, nil)}
-	req := &sageRequest{From: 0, Round: 2, Gen: sc, Scale: 0.125}
+	req := &sageRequest{From: 0, Round: 2, Scale: 0.125}
 	for _, a := range k.gen.train {
 		req.Z = append(req.Z, slices.Clone(z.RawRowView(a)))
 		req.Pred = append(req.Pred, max(counts[a], 2)) // some slots to compare
 	}
 	req.True = k.gen.trMiss
-	zeroGrads(net.FGen.Params())
-	if _, used := j.answer(req, len(sageClients(e))); !used {
-		t.Fatal("no neighbour generated: the check proves nothing")
+	req.Gen = newSageScratch(net.FGen, req.Z, k.feat, 1, sageBatchRows, sageBatchBytes)
+	answer := func() float64 {
+		t.Helper()
+		used, ok := j.answer(req, len(sageClients(e)))
+		if !ok || !used {
+			t.Fatal("no neighbour generated: the check proves nothing")
+		}
+		return req.Gen.finish(req)[0]
 	}
-	loss := func() float64 { l, _ := j.answer(req, len(sageClients(e))); return req.Scale * l }
+	zeroGrads(net.FGen.Params())
+	answer()
+	loss := func() float64 { return req.Scale * answer() }
 	ps := []*gnn.Param{net.FGen.FC1.Bias, net.FGen.Out.Bias}
 	var grads [][]float64
 	for _, p := range ps {
@@ -467,5 +471,72 @@ func TestFedSageAPVAlignment(t *testing.T) {
 func TestFedSageAPVSettings(t *testing.T) {
 	if got, want := sim.AlgorithmSettings(FedSageAPV), []string{"alpha", "partners", "gen_rounds", "gen_steps"}; !slices.Equal(got, want) {
 		t.Errorf("%s reads %v, want %v", FedSageAPV, got, want)
+	}
+}
+
+// TestFedSagePlusBatchedAnswers checks that answering a request a batch
+// at a time gives the loss and every gradient of fGen_k the bits of
+// answering it one answer at a time.
+func TestFedSagePlusBatchedAnswers(t *testing.T) {
+	c := sageConfig(2, 2)
+	e, err := sim.New(c, smallData(t, 7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	clients := sageClients(e)
+	if len(clients) < 4 {
+		t.Fatalf("%d clients: too few for batches of 1, 2 and all answers", len(clients))
+	}
+	k := clients[0]
+	net := k.gen.net
+	z := net.Enc.Forward(k.gen.imp.adj, k.gen.imp.x, nil, false, nil)
+	counts := gnn.Counts(net.Degrees(z, false))
+	req := &sageRequest{From: 0, Round: 2, Scale: 0.125, True: k.gen.trMiss}
+	for _, a := range k.gen.train {
+		req.Z = append(req.Z, slices.Clone(z.RawRowView(a)))
+		req.Pred = append(req.Pred, max(counts[a], 2))
+	}
+	row := len(req.Z) * gnn.MaxPred * k.feat * 8
+	type result struct {
+		loss  float64
+		used  bool
+		grads [][]float64
+	}
+	answerAll := func(batchBytes int) result {
+		grad := make([]float64, len(net.FGen.Out.W))
+		net.FGen.Out.AttachGrad(grad)
+		defer net.FGen.Out.AttachGrad(nil)
+		zeroGrads(net.FGen.Params())
+		req.Gen = newSageScratch(net.FGen, req.Z, k.feat, len(clients)-1, 1<<30, batchBytes)
+		loss, used := k.relay.exchange(req)
+		res := result{loss: loss, used: used, grads: [][]float64{grad}}
+		for _, p := range net.FGen.Params() {
+			res.grads = append(res.grads, slices.Clone(p.Grad))
+		}
+		return res
+	}
+	one := answerAll(row)
+	if one.loss == 0 || !one.used {
+		t.Fatalf("loss %v, used %v: the check proves nothing", one.loss, one.used)
+	}
+	same := func(a, b []float64) bool {
+		return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+	}
+	for _, batch := range []int{2, len(clients) - 1} {
+		got := answerAll(batch * row)
+		if req.Gen.batch != batch {
+			t.Fatalf("batch of %d answers, want %d", req.Gen.batch, batch)
+		}
+		if math.Float64bits(got.loss) != math.Float64bits(one.loss) || got.used != one.used {
+			t.Errorf("batches of %d: loss %v used %v, one at a time %v %v", batch, got.loss, got.used, one.loss, one.used)
+		}
+		for i := range one.grads {
+			if !same(got.grads[i], one.grads[i]) {
+				t.Errorf("batches of %d: gradient %d differs from one answer at a time", batch, i)
+			}
+		}
 	}
 }
