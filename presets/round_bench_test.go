@@ -62,3 +62,45 @@ func BenchmarkRound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGenRound times one round of FedSage+'s generator phase (every
+// client's NeighGen and classifier step, each answering every other
+// client's request) on the real data, seed 42, after six warm-up rounds:
+// the generators of the first rounds predict few missing neighbours, and
+// a round grows with the neighbours they generate.
+// Its cost grows with the square of the number of clients. It needs the
+// data directory, as BenchmarkRound, and a few GiB (cora-20 holds 20
+// generators of 177 MB each).
+func BenchmarkGenRound(b *testing.B) {
+	for _, preset := range []string{"cora-10-ref", "cora-20"} {
+		b.Run(preset+"/"+string(methods.FedSagePlus), func(b *testing.B) {
+			dir := datadir.Dir(b)
+			p, err := Get(preset)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := p.Config()
+			cfg.Algo, cfg.Seed, cfg.Rounds = methods.FedSagePlus, 42, 1<<30
+			if err := cfg.Set("gen_rounds", "1000000"); err != nil {
+				b.Fatal(err)
+			}
+			e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			for range 6 {
+				if _, err := e.Step(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stop := cputime.Start(b)
+			for b.Loop() {
+				if _, err := e.Step(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stop()
+		})
+	}
+}
