@@ -3,7 +3,8 @@
 # runs here and the float64 FedGNN and FedSage+ runs in f64/ as measured;
 # each FedGNN or FedSage+ run not made yet estimated from its 10-client
 # run in results/table1-timing/after-3b8d716 times the ratio of its number
-# of clients to 10 measured for the same method in f64/ (1 where none).
+# of clients to 10 measured for the same method in f64/ (1 where none);
+# and the table all in float64, estimated.
 # From the repository root: sh results/table1-f32/cost.sh
 set -eu
 python3 - <<'PY'
@@ -38,5 +39,14 @@ for (d, a), s10 in sample.items():
 print(f"measured {len(runs)} runs, {measured:.0f} s; the other {72-len(runs)} estimated {est:.0f} s; FedGNN and FedSage+ {measured+est:.0f} s")
 f32 = sum(json.loads(l)["cpu_seconds"] for p in glob.glob("results/table1-f32/results*.jsonl") for l in open(p))
 tot = f32 + measured + est
-print(f"whole table {tot:.0f} s of CPU = {tot/3600:.2f} h, {tot/7200:.2f} h on two cores")
+print(f"float32 part {f32:.0f} s; whole table {tot:.0f} s of CPU = {tot/3600:.2f} h, {tot/7200:.2f} h on two cores")
+# All in float64: the eight methods' float32 runs times the ratio of their
+# float64 to float32 CPU in the two 32-run samples of the same code
+# (results/table1-timing: after-3b8d716, after-21f31e2-f32), an estimate.
+def cpu(p, keep):
+    return sum(r["cpu_seconds"] for r in map(json.loads, open(p)) if keep(r))
+s64 = cpu("results/table1-timing/after-3b8d716/results.jsonl", lambda r: r["algo"] not in ("fedgnn", "fedsage_plus"))
+s32 = cpu("results/table1-timing/after-21f31e2-f32/results.jsonl", lambda r: True)
+all64 = f32 * s64 / s32 + measured + est
+print(f"all in float64 (the eight estimated, {s64:.0f}/{s32:.0f} = {s64/s32:.2f} x their float32 runs): {all64:.0f} s = {all64/7200:.2f} h on two cores")
 PY
