@@ -4,7 +4,7 @@
 # each FedGNN or FedSage+ run not made yet estimated from its 10-client
 # run in results/table1-timing/after-3b8d716 times the ratio of its number
 # of clients to 10 measured for the same method in f64/ (1 where none);
-# and the table all in float64, estimated.
+# the table all in float64, estimated; and the runs of sage-batched/.
 # From the repository root: sh results/table1-f32/cost.sh
 set -eu
 python3 - <<'PY'
@@ -49,4 +49,17 @@ s64 = cpu("results/table1-timing/after-3b8d716/results.jsonl", lambda r: r["algo
 s32 = cpu("results/table1-timing/after-21f31e2-f32/results.jsonl", lambda r: True)
 all64 = f32 * s64 / s32 + measured + est
 print(f"all in float64 (the eight estimated, {s64:.0f}/{s32:.0f} = {s64/s32:.2f} x their float32 runs): {all64:.0f} s = {all64/7200:.2f} h on two cores")
+# sage-batched/: FedSage+ on Cora and CiteSeer again with later code, paired
+# with f64/ by key: the same bits, and what the table costs with them.
+import os
+if os.path.exists("results/table1-f32/sage-batched/results.jsonl"):
+    old = {}
+    for p in glob.glob("results/table1-f32/f64/results*.jsonl"):
+        for r in map(json.loads, open(p)):
+            old[r["key"]] = r
+    new = [json.loads(l) for l in open("results/table1-f32/sage-batched/results.jsonl")]
+    same = sum(old[r["key"]]["val"] == r["val"] and old[r["key"]]["test"] == r["test"] for r in new)
+    was, now = sum(old[r["key"]]["cpu_seconds"] for r in new), sum(r["cpu_seconds"] for r in new)
+    t = tot - was + now
+    print(f"sage-batched: {same} of {len(new)} runs the same bits, {now:.0f} s of CPU against {was:.0f}; the whole table with them {t:.0f} s = {t/7200:.2f} h on two cores")
 PY
