@@ -148,7 +148,7 @@ func (*fedSagePlus) UnmarshalState([]byte) error { return nil }
 
 // BuildRunners builds one sageClient per subgraph around a shared relay.
 func (f *fedSagePlus) BuildRunners(cfg *sim.Config, data *sim.Data) ([]sim.ClientRunner, error) {
-	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.Options.Int("gen_rounds"), batchRows: sageBatchRows, batchBytes: sageBatchBytes}
+	relay := &sageRelay{seed: cfg.Seed, genRounds: cfg.Options.Int("gen_rounds")}
 	f.relay = relay
 	f.weights = make([]float64, len(data.Clients))
 	runners := make([]sim.ClientRunner, len(data.Clients))
@@ -190,11 +190,9 @@ type sageRequest struct {
 // output layers: a client needs one only while it steps, so there are as
 // many as clients step at once, not one per client.
 type sageRelay struct {
-	seed       uint64
-	genRounds  int
-	clients    []*sageClient
-	batchRows  int // see sageBatchRows
-	batchBytes int // see sageBatchBytes
+	seed      uint64
+	genRounds int
+	clients   []*sageClient
 
 	mu   sync.Mutex
 	free [][]float64

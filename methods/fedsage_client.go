@@ -476,7 +476,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	dz.Add(dz, net.DegreesBackward(dn))
 	net.Enc.Backward(dz, false)
 
-	scratch := newSageScratch(net.FGen, zTrain, c.feat, c.clients-1, c.relay.batchRows, c.relay.batchBytes)
+	scratch := newSageScratch(net.FGen, zTrain, c.feat, c.clients-1, sageBatchRows, sageBatchBytes)
 	cross, used := c.relay.exchange(&sageRequest{From: c.ID, Round: round, Step: step, Gen: scratch,
 		Z: zTrain, Pred: trPred, True: s.trMiss, Scale: sageB / m})
 	total := (sageA*ld + sageB*lf + sageC*lc + sageB*cross) / m
