@@ -152,12 +152,6 @@ func newSageScratch(gen *gnn.FGen, z [][]float64, d, answers, rows, batchBytes i
 // full reports whether the batch holds as many answers as it can.
 func (sc *sageScratch) full() bool { return sc.n == sc.batch }
 
-// rowsOf returns rows a*r .. (a+1)*r-1 of m.
-func rowsOf(m *mat.Dense, a, r int) *mat.Dense {
-	_, c := m.Dims()
-	return m.Slice(a*r, (a+1)*r, 0, c).(*mat.Dense)
-}
-
 // finish computes the answers of the batch (see sageScratch): fGen_k's
 // output for their rows, each answer's loss L^f_{k<-j} (returned in the
 // order of the answers) with its gradient scaled by req.Scale, and the
@@ -169,19 +163,17 @@ func (sc *sageScratch) finish(req *sageRequest) []float64 {
 	}
 	r := len(req.Z)
 	rows := sc.n * r
-	_, hc := sc.h.Dims()
-	_, d := sc.target.Dims()
-	out := sc.gens[0].Output(sc.h.Slice(0, rows, 0, hc).(*mat.Dense), sc.counts[:rows])
-	dxg := sc.dxg.Slice(0, rows, 0, d).(*mat.Dense)
+	out := sc.gens[0].Output(sageRowsOf(sc.h, rows), sc.counts[:rows])
+	dxg := sageRowsOf(sc.dxg, rows)
 	dxg.Zero()
 	sc.losses = sc.losses[:0]
 	for a := 0; a < sc.n; a++ {
-		sc.losses = append(sc.losses, gnn.GreedyLoss(rowsOf(out, a, r), nil, rowsOf(sc.target, a, r),
-			req.Pred, req.True, req.Scale, rowsOf(dxg, a, r)))
+		sc.losses = append(sc.losses, gnn.GreedyLoss(sageAnswerRows(out, a, r), nil, sageAnswerRows(sc.target, a, r),
+			req.Pred, req.True, req.Scale, sageAnswerRows(dxg, a, r)))
 	}
 	dh := sc.gens[0].OutputBackward(dxg)
 	for a := 0; a < sc.n; a++ {
-		sc.gens[a].HiddenBackward(rowsOf(dh, a, r))
+		sc.gens[a].HiddenBackward(sageAnswerRows(dh, a, r))
 	}
 	sc.n = 0
 	return sc.losses
@@ -542,7 +534,7 @@ func (c *sageClient) answer(req *sageRequest, clients int) (used, ok bool) {
 	r := len(req.Z)
 	sc := req.Gen
 	a := sc.n
-	target := rowsOf(sc.target, a, r)
+	target := sageAnswerRows(sc.target, a, r)
 	var nb []int
 	for row := 0; row < r; row++ {
 		for nb = nb[:0]; len(nb) == 0; {
@@ -564,7 +556,7 @@ func (c *sageClient) answer(req *sageRequest, clients int) (used, ok bool) {
 	if a == len(sc.gens) {
 		sc.gens = append(sc.gens, sc.gens[0].Replica())
 	}
-	rowsOf(sc.h, a, r).Copy(sc.gens[a].Hidden(sc.z, true, rng))
+	sageAnswerRows(sc.h, a, r).Copy(sc.gens[a].Hidden(sc.z, true, rng))
 	sc.n++
 	return used, true
 }

@@ -129,6 +129,13 @@ func sageRowsOf(m *mat.Dense, n int) *mat.Dense {
 	return m.Slice(0, n, 0, c).(*mat.Dense)
 }
 
+// sageAnswerRows returns the rows of answer a of a batch of answers of r
+// rows each, rows a*r .. (a+1)*r-1 of m.
+func sageAnswerRows(m *mat.Dense, a, r int) *mat.Dense {
+	_, c := m.Dims()
+	return m.Slice(a*r, (a+1)*r, 0, c).(*mat.Dense)
+}
+
 func zeroGrads(ps []*gnn.Param) {
 	for _, p := range ps {
 		p.ZeroGrad()

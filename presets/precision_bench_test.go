@@ -1,12 +1,9 @@
 package presets
 
 import (
-	"context"
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
-	"github.com/fedaux/fedaux/internal/cputime"
-	"github.com/fedaux/fedaux/internal/datadir"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -27,28 +24,10 @@ func BenchmarkRoundPrecision(b *testing.B) {
 	} {
 		for _, prec := range []gnn.Precision{gnn.F64, gnn.F32} {
 			b.Run(c.preset+"/"+string(c.algo)+"/prec="+prec.String(), func(b *testing.B) {
-				dir := datadir.Dir(b)
-				p, err := Get(c.preset)
-				if err != nil {
-					b.Fatal(err)
-				}
-				cfg := p.Config()
-				cfg.Algo, cfg.Seed, cfg.Rounds, cfg.Precision = c.algo, 42, 1<<30, prec
-				e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ctx := context.Background()
-				if _, err := e.Step(ctx); err != nil { // warm-up
-					b.Fatal(err)
-				}
-				stop := cputime.Start(b)
-				for b.Loop() {
-					if _, err := e.Step(ctx); err != nil {
-						b.Fatal(err)
-					}
-				}
-				stop()
+				benchRounds(b, c.preset, 1, func(cfg *sim.Config) error {
+					cfg.Algo, cfg.Precision = c.algo, prec
+					return nil
+				})
 			})
 		}
 	}

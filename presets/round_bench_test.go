@@ -28,37 +28,17 @@ func BenchmarkRound(b *testing.B) {
 		{"computer-10", methods.FedSagePlus},
 	} {
 		b.Run(c.preset+"/"+string(c.algo), func(b *testing.B) {
-			dir := datadir.Dir(b)
-			p, err := Get(c.preset)
-			if err != nil {
-				b.Fatal(err)
-			}
-			cfg := p.Config()
-			cfg.Algo, cfg.Seed, cfg.Rounds = c.algo, 42, 1<<30
 			warm := 1
 			if c.algo == methods.FedSagePlus {
-				if err := cfg.Set("gen_rounds", "2"); err != nil {
-					b.Fatal(err)
-				}
 				warm += 2
 			}
-			e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			for range warm {
-				if _, err := e.Step(ctx); err != nil {
-					b.Fatal(err)
+			benchRounds(b, c.preset, warm, func(cfg *sim.Config) error {
+				cfg.Algo = c.algo
+				if c.algo == methods.FedSagePlus {
+					return cfg.Set("gen_rounds", "2")
 				}
-			}
-			stop := cputime.Start(b)
-			for b.Loop() {
-				if _, err := e.Step(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-			stop()
+				return nil
+			})
 		})
 	}
 }
@@ -67,40 +47,51 @@ func BenchmarkRound(b *testing.B) {
 // client's NeighGen and classifier step, each answering every other
 // client's request) on the real data, seed 42, after six warm-up rounds:
 // the generators of the first rounds predict few missing neighbours, and
-// a round grows with the neighbours they generate.
-// Its cost grows with the square of the number of clients. It needs the
-// data directory, as BenchmarkRound, and a few GiB (cora-20 holds 20
-// generators of 177 MB each).
+// a round grows with the neighbours they generate. Its cost grows with
+// the square of the number of clients. It needs the data directory, as
+// BenchmarkRound, and a few GiB (cora-20 holds 20 generators of 177 MB
+// each).
 func BenchmarkGenRound(b *testing.B) {
 	for _, preset := range []string{"cora-10-ref", "cora-20"} {
 		b.Run(preset+"/"+string(methods.FedSagePlus), func(b *testing.B) {
-			dir := datadir.Dir(b)
-			p, err := Get(preset)
-			if err != nil {
-				b.Fatal(err)
-			}
-			cfg := p.Config()
-			cfg.Algo, cfg.Seed, cfg.Rounds = methods.FedSagePlus, 42, 1<<30
-			if err := cfg.Set("gen_rounds", "1000000"); err != nil {
-				b.Fatal(err)
-			}
-			e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			for range 6 {
-				if _, err := e.Step(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-			stop := cputime.Start(b)
-			for b.Loop() {
-				if _, err := e.Step(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-			stop()
+			benchRounds(b, preset, 6, func(cfg *sim.Config) error {
+				cfg.Algo = methods.FedSagePlus
+				return cfg.Set("gen_rounds", "1000000")
+			})
 		})
 	}
+}
+
+// benchRounds times the rounds of preset's engine, seed 42, with the
+// preset's configuration changed by set, after warm rounds: wall time,
+// and CPU time beside it (internal/cputime).
+func benchRounds(b *testing.B, preset string, warm int, set func(*sim.Config) error) {
+	b.Helper()
+	dir := datadir.Dir(b)
+	p, err := Get(preset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Rounds = 42, 1<<30
+	if err := set(&cfg); err != nil {
+		b.Fatal(err)
+	}
+	e, _, err := NewEngine(p, Env{DataDir: dir}, cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for range warm {
+		if _, err := e.Step(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stop := cputime.Start(b)
+	for b.Loop() {
+		if _, err := e.Step(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stop()
 }

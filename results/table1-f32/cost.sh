@@ -8,7 +8,7 @@
 # From the repository root: sh results/table1-f32/cost.sh
 set -eu
 python3 - <<'PY'
-import json, glob, statistics
+import json, glob, os, statistics
 runs = {}
 for p in glob.glob('results/table1-f32/f64/results*.jsonl'):
     for l in open(p):
@@ -51,7 +51,6 @@ all64 = f32 * s64 / s32 + measured + est
 print(f"all in float64 (the eight estimated, {s64:.0f}/{s32:.0f} = {s64/s32:.2f} x their float32 runs): {all64:.0f} s = {all64/7200:.2f} h on two cores")
 # sage-batched/: FedSage+ on Cora and CiteSeer again with later code, paired
 # with f64/ by key: the same bits, and what the table costs with them.
-import os
 if os.path.exists("results/table1-f32/sage-batched/results.jsonl"):
     old = {}
     for p in glob.glob("results/table1-f32/f64/results*.jsonl"):
