@@ -85,6 +85,10 @@ type Client struct {
 	epochs int
 	proxy  *gnn.Input // FED-PUB's proxy graph, shared read-only; nil until the functional signature is asked for
 	upBuf  []float64  // the shared parameters of the last update
+	// params is the storage of the shared parameters: each one's Value
+	// is a slice of it, in layout order (bind), so that the client can
+	// take the server's mixed vector as its parameters (take).
+	params []float64
 	side   ClientSide // what the strategy asks beyond the shared loop
 	hook   ClientHook // the strategy's own code in the client; nil: none
 	start  []float64  // shared parameters at the round's start (when side needs them)
@@ -148,8 +152,21 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 			cl.shared = append(cl.shared, p)
 		}
 	}
-	cl.upBuf = make([]float64, 0, cl.sharedLen()) // flatten fills it without growing
+	cl.params = flattenInto(make([]float64, 0, cl.sharedLen()), cl.shared)
+	cl.bind()
+	cl.upBuf = make([]float64, 0, len(cl.params)) // flatten fills it without growing
 	return cl, nil
+}
+
+// bind makes each shared parameter's Value the slice of c.params that
+// holds it.
+func (c *Client) bind() {
+	off := 0
+	for _, p := range c.shared {
+		n := len(p.Value)
+		p.Value = c.params[off : off+n : off+n]
+		off += n
+	}
 }
 
 // ToGNN returns a graphio sparse matrix as package gnn's, sharing its
@@ -175,7 +192,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 	}
 	defer c.borrow()()
 	if msg.Shared != nil {
-		c.load(msg.Shared)
+		c.take(msg.Shared)
 	}
 	if c.side.Expansion {
 		if err := c.expand(msg.Remote); err != nil {
@@ -309,7 +326,23 @@ func (c *Client) flatten() (v []float64, bad int) {
 	return c.upBuf, bad
 }
 
-// load sets the shared parameters from a vector in layout order.
+// take sets the shared parameters from the round's message. When the
+// message is the client's last update, which the server mixed in place
+// (the engine's mix), the client takes that vector as its parameters'
+// storage and keeps the one it had for its next update, instead of
+// copying: the parameters get the same values either way, and a round
+// of Cora-10 spends about 5 % of its CPU less. The message's vector is
+// then the client's parameters, changed by the round's training.
+func (c *Client) take(v []float64) {
+	if len(v) == 0 || len(v) != len(c.params) || cap(c.upBuf) == 0 || &v[0] != &c.upBuf[:1][0] {
+		c.load(v)
+		return
+	}
+	c.params, c.upBuf = v[:len(v):len(v)], c.params[:0]
+	c.bind()
+}
+
+// load copies a vector in layout order into the shared parameters.
 func (c *Client) load(v []float64) {
 	off := 0
 	for _, p := range c.shared {

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -57,5 +59,45 @@ func TestFlattenChecks(t *testing.T) {
 				t.Errorf("bad %v, round %d: first non-finite %d, want %d", bad, round, i, w)
 			}
 		}
+	}
+}
+
+// TestClientTakesMixedUpload: a client whose message is its own last
+// update, mixed in place by the server, takes that vector as its shared
+// parameters' storage, with the values a copy would give, and keeps its
+// old storage for the next update; any other vector is copied.
+func TestClientTakesMixedUpload(t *testing.T) {
+	e, err := New(smallConfig("fedavg"), smallData(t, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := e.runners[0].(*Client)
+	msg := e.pending[0].Shared
+	if &msg[0] != &c.upBuf[0] {
+		t.Fatal("the message is not the client's mixed update")
+	}
+	want := slices.Clone(msg)
+	old := &c.params[0]
+	c.take(msg)
+	if got := flattenInto(nil, c.shared); !slices.Equal(got, want) {
+		t.Fatal("the shared parameters are not the message's values")
+	}
+	if &c.shared[0].Value[0] != &msg[0] || &c.params[0] != &msg[0] {
+		t.Error("the client copied its mixed update instead of taking it")
+	}
+	if &c.upBuf[:1][0] != old {
+		t.Error("the client's old storage is not kept for its next update")
+	}
+	other := slices.Clone(want)
+	other[0]++
+	c.take(other)
+	if &c.shared[0].Value[0] != &msg[0] || c.shared[0].Value[0] != other[0] {
+		t.Error("a vector that is not the client's update was not copied")
+	}
+	if _, err := e.Step(context.Background()); err != nil { // the swapped client trains on
+		t.Fatal(err)
 	}
 }
