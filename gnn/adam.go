@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedaux/fedaux/internal/prefault"
 	"github.com/fedaux/fedaux/internal/vec"
 )
 
@@ -43,10 +44,14 @@ func NewAdam(params []*Param, lr, weightDecay float64) *Adam {
 		if p.f32 {
 			a.m32[i] = make([]float32, len(p.Value))
 			a.v32[i] = make([]float32, len(p.Value))
+			prefault.Floats(a.m32[i]) // the first step writes them all
+			prefault.Floats(a.v32[i])
 			continue
 		}
 		a.m[i] = make([]float64, len(p.Value))
 		a.v[i] = make([]float64, len(p.Value))
+		prefault.Floats(a.m[i])
+		prefault.Floats(a.v[i])
 	}
 	return a
 }
