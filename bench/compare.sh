@@ -6,7 +6,9 @@
 # Run it from the repository root on an idle machine:
 #   sh bench/compare.sh [OUTDIR]
 # PRECISION=f32 runs fedaux with -precision f32 (default f64; the peer
-# computes in float32 either way).
+# computes in float32 either way). REPEAT=N (default 1) runs each pair N
+# times, fedaux then the peer, and compares the medians of the wall times
+# (the peer's own time moves by up to a third between runs).
 # It installs what the peer needs (Debian's python3-torch, python3-scipy,
 # metis and time) when missing, and prints one line per run and the ratios.
 set -eu
@@ -14,6 +16,8 @@ peers=${FEDAUX_PEERS:-../shared/peers}
 data=${FEDAUX_DATA:-../shared/data}
 out=${1:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ)}
 prec=${PRECISION:-f64}
+rep=${REPEAT:-1}
+case $rep in ''|*[!0-9]*|0) echo "compare.sh: REPEAT=$rep, want a positive whole number" >&2; exit 2 ;; esac
 mkdir -p "$out"
 
 if ! /usr/bin/python3 -c 'import torch, scipy' 2>/dev/null || ! command -v gpmetis >/dev/null || [ ! -x /usr/bin/time ]; then
@@ -38,18 +42,34 @@ measure() {
 # The ratios depend on the host's CPU (they moved from 3.8x to 2.2x between
 # two machines of the same kind): keep what it was.
 { lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)|Flags)' | cut -c1-300; uptime; echo "fedaux -precision $prec"; } >"$out/machine.txt"
-measure fedaux-cora10 "$bin" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -precision "$prec" -json
-measure torch-cora10 /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data cora --clients 10 \
-	--partition fixture --rounds 100 --algo fedaux --seed 0 --threads 2 --quiet
-measure fedaux-computer10 "$bin" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -precision "$prec" -json
-measure torch-computer10 /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data computers --clients 10 \
-	--partition metis --rounds 20 --epochs 2 --algo fedaux --seed 0 --threads 2 --quiet
+i=1
+while [ "$i" -le "$rep" ]; do
+	sfx=""; [ "$rep" -gt 1 ] && sfx="-$i"
+	measure fedaux-cora10$sfx "$bin" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -precision "$prec" -json
+	measure torch-cora10$sfx /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data cora --clients 10 \
+		--partition fixture --rounds 100 --algo fedaux --seed 0 --threads 2 --quiet
+	measure fedaux-computer10$sfx "$bin" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -precision "$prec" -json
+	measure torch-computer10$sfx /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data computers --clients 10 \
+		--partition metis --rounds 20 --epochs 2 --algo fedaux --seed 0 --threads 2 --quiet
+	i=$((i + 1))
+done
 
-awk '{w[$1]=$2; r[$1]=$3}
+# One line a pair: the medians of its runs' wall times, the largest peak
+# RSS, and with REPEAT > 1 every run's time.
+awk '
+function median(list,    a, n, i, j, v) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > v + 0; j--) a[j+1] = a[j]; a[j+1] = v }
+	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+{ k = $1; sub(/-[0-9]+$/, "", k); w[k] = w[k] " " $2; if ($3 + 0 > r[k]) r[k] = $3 + 0 }
 END {
 	for (d in w) if (d ~ /^fedaux-/) {
 		t = d; sub(/^fedaux-/, "torch-", t)
-		printf "%s: fedaux %.1f s, %d MiB; torch %.1f s, %d MiB; fedaux is %.2fx faster, peak RSS %.2fx the peer'"'"'s\n",
-			substr(d, 8), w[d], r[d], w[t], r[t], w[t]/w[d], r[d]/r[t]
+		fw = median(w[d]); tw = median(w[t])
+		runs = ""
+		if (split(w[d], tmp, " ") > 1) runs = sprintf(" (runs: fedaux%s; torch%s)", w[d], w[t])
+		printf "%s: fedaux %.1f s, %d MiB; torch %.1f s, %d MiB; fedaux is %.2fx faster, peak RSS %.2fx the peer'"'"'s%s\n",
+			substr(d, 8), fw, r[d], tw, r[t], tw/fw, r[d]/r[t], runs
 	}
 }' "$out/summary.txt" | sort | tee "$out/ratios.txt"
