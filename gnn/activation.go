@@ -108,39 +108,47 @@ func (d *Dropout) apply(dst, src *mat.Dense) {
 // 1/(1-P) (kept) from rng.
 func (d *Dropout) draw(size int, rng *rand.Rand) {
 	d.scale = grow(d.scale, size)
+	drawScale(d.scale, d.P, rng)
+}
+
+// drawScale sets every element of scale to 0 (dropped, probability p) or
+// T(1/(1-p)) (kept), drawing from rng as Dropout.draw does: the float32
+// layers draw their scale in float32 directly, with the same draws and
+// the values Dropout's float64 scale rounds to.
+func drawScale[T float32 | float64](scale []T, p float64, rng *rand.Rand) {
 	keep := 0.0
-	if d.P < 1 {
-		keep = 1 / (1 - d.P)
+	if p < 1 {
+		keep = 1 / (1 - p)
 	}
 	// The choice is an index, not a branch: the draws are random, and a
 	// branch on them is mispredicted half the time.
-	keepOrDrop := [2]float64{0, keep}
+	keepOrDrop := [2]T{0, T(keep)}
 	bits := 64
 	for b := 1; b < 64; b *= 2 {
-		if v := math.Ldexp(d.P, b); v == math.Trunc(v) {
+		if v := math.Ldexp(p, b); v == math.Trunc(v) {
 			bits = b
 			break
 		}
 	}
 	if bits == 64 {
-		// rng.Uint64() < thresh has probability P (to within 2^-64).
+		// rng.Uint64() < thresh has probability p (to within 2^-64).
 		var thresh uint64 = math.MaxUint64
-		if d.P < 1 {
-			thresh = uint64(math.Ldexp(d.P, 64))
+		if p < 1 {
+			thresh = uint64(math.Ldexp(p, 64))
 		}
-		for i := range d.scale {
-			d.scale[i] = keepOrDrop[b2i(rng.Uint64() >= thresh)]
+		for i := range scale {
+			scale[i] = keepOrDrop[b2i(rng.Uint64() >= thresh)]
 		}
 	} else {
-		thresh := uint64(math.Ldexp(d.P, bits))
+		thresh := uint64(math.Ldexp(p, bits))
 		mask := uint64(1)<<bits - 1
 		var word uint64
 		left := 0
-		for i := range d.scale {
+		for i := range scale {
 			if left == 0 {
 				word, left = rng.Uint64(), 64
 			}
-			d.scale[i] = keepOrDrop[b2i(word&mask >= thresh)]
+			scale[i] = keepOrDrop[b2i(word&mask >= thresh)]
 			word >>= bits
 			left -= bits
 		}

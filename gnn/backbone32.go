@@ -179,10 +179,9 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 		}
 		drop := &m.layers[i].drop
 		if train && drop.P > 0 {
-			drop.draw(n*d, rng)
 			l.drop = true
 			l.scale = grow32(l.scale, n*d)
-			toF32(l.scale, drop.scale)
+			drawScale(l.scale, drop.P, rng)
 			l.dropped = grow32(l.dropped, n*d)
 			vec.Mul32(l.dropped, l.relu, l.scale)
 			l.out = l.dropped

@@ -411,3 +411,29 @@ func TestPaddedBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawScale32: the float32 layers' dropout scale is the float32
+// rounding of Dropout's float64 one from the same stream, draw for draw,
+// at dropout rates that take a bit, a few bits or a whole word a draw.
+func TestDrawScale32(t *testing.T) {
+	for _, p := range []float64{0, 0.5, 0.25, 0.3, 0.1, 0.9, 1} {
+		const n = 1000
+		var d Dropout
+		d.P = p
+		d.draw(n, rand.New(rand.NewPCG(7, 8)))
+		s32 := make([]float32, n)
+		drawScale(s32, p, rand.New(rand.NewPCG(7, 8)))
+		kept := 0
+		for i, v := range d.scale {
+			if s32[i] != float32(v) {
+				t.Fatalf("p %v: entry %d is %v, want %v", p, i, s32[i], float32(v))
+			}
+			if v != 0 {
+				kept++
+			}
+		}
+		if p > 0 && p < 1 && (kept == 0 || kept == n) {
+			t.Errorf("p %v: %d of %d kept", p, kept, n)
+		}
+	}
+}
