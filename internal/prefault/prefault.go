@@ -4,11 +4,11 @@
 // A large array that Go allocates from fresh memory is not touched until
 // the program first writes it; each of its 4 KiB pages then costs a page
 // fault, which in a virtual machine is a trap to the guest kernel and
-// often to the host. A client's Adam moments and parameters are such
-// arrays, written in full right after they are made: on the 2-core
-// Firecracker host of bench/compare.sh, mapping them in advance took a
-// float64 Cora-10 run's system time from about 0.55 s to 0.27 s
-// (docs/performance.md, session 16).
+// often to the host. A client's Adam moments are such arrays, written in
+// full at the first step, by both workers at once: on the 2-core
+// Firecracker host of bench/compare.sh, mapping them when they are made
+// took a float64 Cora-10 run's system time from 0.56-0.67 s to
+// 0.24-0.26 s (docs/performance.md, session 16).
 package prefault
 
 import "unsafe"
@@ -27,7 +27,7 @@ func Floats[T float32 | float64](x []T) {
 	if n < minBytes {
 		return
 	}
-	populate(uintptr(unsafe.Pointer(&x[0])), n)
+	_ = populate(uintptr(unsafe.Pointer(&x[0])), n) // else mapped on first write
 }
 
 // pageRange returns the whole pages of size page within [start,

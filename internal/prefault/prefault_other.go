@@ -2,4 +2,4 @@
 
 package prefault
 
-func populate(start, n uintptr) {}
+func populate(start, n uintptr) error { return nil }
