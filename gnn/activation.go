@@ -22,11 +22,8 @@ func (r *ReLU) Forward(x *mat.Dense) *mat.Dense {
 	out := r.out.get(n, c)
 	src, dst := x.RawMatrix(), out.RawMatrix()
 	for i := 0; i < n; i++ {
-		s := src.Data[i*src.Stride : i*src.Stride+c]
-		d := dst.Data[i*dst.Stride : i*dst.Stride+c]
-		for j, v := range s {
-			d[j] = max(v, 0)
-		}
+		// max(v, 0) with Go's max: a NaN stays, -0 becomes +0.
+		vec.ReLU(dst.Data[i*dst.Stride:i*dst.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
 	}
 	return out
 }
@@ -37,18 +34,9 @@ func (r *ReLU) Backward(dOut *mat.Dense) *mat.Dense {
 	dx := r.dx.get(n, c)
 	g, y, d := dOut.RawMatrix(), r.out.m.RawMatrix(), dx.RawMatrix()
 	for i := 0; i < n; i++ {
-		gs := g.Data[i*g.Stride : i*g.Stride+c]
-		ys := y.Data[i*y.Stride : i*y.Stride+c]
-		ds := d.Data[i*d.Stride : i*d.Stride+c]
-		// Without a branch on the data (half the outputs are positive, so
-		// a branch would be mispredicted half the time): the bits of v
-		// where the output is positive, +0 elsewhere (a NaN output too).
-		ys = ys[:len(gs)]
-		ds = ds[:len(gs)]
-		for j, v := range gs {
-			keep := -uint64(b2i(ys[j] > 0))
-			ds[j] = math.Float64frombits(math.Float64bits(v) & keep)
-		}
+		// The bits of the gradient where the output is positive, +0
+		// elsewhere (a NaN output too).
+		vec.ReLUBack(d.Data[i*d.Stride:i*d.Stride+c], g.Data[i*g.Stride:i*g.Stride+c], y.Data[i*y.Stride:i*y.Stride+c])
 	}
 	return dx
 }

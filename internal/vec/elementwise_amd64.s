@@ -332,3 +332,120 @@ reduce:
 	SETPC     ret+24(FP) // parity is clear unless the sum is NaN
 	VZEROUPPER
 	RET
+
+// func reluAVX512(dst, x []float64)
+TEXT ·reluAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), DX
+	MOVQ   x_base+24(FP), SI
+	SHLQ   $3, DX
+	XORQ   AX, AX
+	MOVQ   DX, R10
+	ANDQ   $-64, R10
+	VPXORQ Z9, Z9, Z9
+
+reluloop:
+	CMPQ    AX, R10
+	JGE     relutail
+	VMOVUPD (SI)(AX*1), Z0
+	VMAXPD  Z9, Z0, Z1      // max(t, 0): 0 when t is 0 or NaN
+	VCMPPD  $3, Z0, Z0, K2  // t is NaN (UNORD_Q)
+	VMOVUPD Z0, K2, Z1      // keep the NaN, as Go's max does
+	VMOVUPD Z1, (DI)(AX*1)
+	ADDQ    $64, AX
+	JMP     reluloop
+
+relutail:
+	SUBQ      AX, DX
+	JZ        reludone
+	KTAIL(DX, BX)
+	VMOVUPD.Z (SI)(AX*1), K1, Z0
+	VMAXPD    Z9, Z0, Z1
+	VCMPPD    $3, Z0, Z0, K2
+	VMOVUPD   Z0, K2, Z1
+	VMOVUPD   Z1, K1, (DI)(AX*1)
+
+reludone:
+	VZEROUPPER
+	RET
+
+// func reluBackAVX512(dst, g, y []float64)
+TEXT ·reluBackAVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), DX
+	MOVQ   g_base+24(FP), SI
+	MOVQ   y_base+48(FP), R8
+	SHLQ   $3, DX
+	XORQ   AX, AX
+	MOVQ   DX, R10
+	ANDQ   $-64, R10
+	VPXORQ Z9, Z9, Z9
+
+backloop:
+	CMPQ      AX, R10
+	JGE       backtail
+	VMOVUPD   (R8)(AX*1), Z1
+	VCMPPD    $0x1e, Z9, Z1, K2 // y > 0 (GT_OQ, false for NaN)
+	VMOVUPD.Z (SI)(AX*1), K2, Z0
+	VMOVUPD   Z0, (DI)(AX*1)
+	ADDQ      $64, AX
+	JMP       backloop
+
+backtail:
+	SUBQ      AX, DX
+	JZ        backdone
+	KTAIL(DX, BX)
+	VMOVUPD.Z (R8)(AX*1), K1, Z1
+	VCMPPD    $0x1e, Z9, Z1, K2 // lanes past the end are 0: not kept
+	VMOVUPD.Z (SI)(AX*1), K2, Z0
+	VMOVUPD   Z0, K1, (DI)(AX*1)
+
+backdone:
+	VZEROUPPER
+	RET
+
+// func reluAVX2(dst, x []float64)
+TEXT ·reluAVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   x_base+24(FP), SI
+	VXORPD Y9, Y9, Y9
+	XORQ   AX, AX
+
+relu2loop:
+	CMPQ      AX, CX
+	JGE       relu2done
+	VMOVUPD   (SI)(AX*8), Y0
+	VMAXPD    Y9, Y0, Y1     // max(t, 0): 0 when t is 0 or NaN
+	VCMPPD    $3, Y0, Y0, Y2 // t is NaN (UNORD_Q)
+	VBLENDVPD Y2, Y0, Y1, Y1 // keep the NaN, as Go's max does
+	VMOVUPD   Y1, (DI)(AX*8)
+	ADDQ      $4, AX
+	JMP       relu2loop
+
+relu2done:
+	VZEROUPPER
+	RET
+
+// func reluBackAVX2(dst, g, y []float64)
+TEXT ·reluBackAVX2(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   dst_len+8(FP), CX
+	MOVQ   g_base+24(FP), SI
+	MOVQ   y_base+48(FP), R8
+	VXORPD Y9, Y9, Y9
+	XORQ   AX, AX
+
+back2loop:
+	CMPQ    AX, CX
+	JGE     back2done
+	VMOVUPD (R8)(AX*8), Y1
+	VCMPPD  $0x1e, Y9, Y1, Y1 // y > 0 (GT_OQ, false for NaN)
+	VANDPD  (SI)(AX*8), Y1, Y0 // +0 where y is not positive
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ    $4, AX
+	JMP     back2loop
+
+back2done:
+	VZEROUPPER
+	RET

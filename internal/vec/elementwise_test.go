@@ -144,3 +144,52 @@ func TestFirstNonFinite(t *testing.T) {
 		}
 	})
 }
+
+// TestReLU: ReLU and ReLUBack at every level give, bit for bit, Go's
+// max(x, 0) (a NaN kept, -0 made +0) and g where y > 0, +0 elsewhere (y
+// a NaN too), on every length and alignment, with infinities and NaNs
+// among the values, and write nothing outside dst.
+func TestReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 5))
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0}
+	for _, n := range lengths {
+		for _, off := range offsets {
+			x, _ := randVec(rng, n, off)
+			g, _ := randVec(rng, n, off)
+			for i := range x {
+				if rng.IntN(8) == 0 {
+					x[i] = special[rng.IntN(len(special))]
+				}
+				if rng.IntN(8) == 0 {
+					g[i] = special[rng.IntN(len(special))]
+				}
+			}
+			want := make([]float64, n)
+			for i, v := range x {
+				want[i] = max(v, 0)
+			}
+			for l, got := range atLevels(func() []float64 {
+				d, backing := randVec(rng, n, off)
+				ReLU(d, x)
+				checkGuards(t, backing, off, n)
+				return d
+			}) {
+				sameBits(t, fmt.Sprintf("ReLU n=%d off=%d %v", n, off, levels()[l]), got, want)
+			}
+			for i, v := range g {
+				if !(x[i] > 0) {
+					v = 0
+				}
+				want[i] = v
+			}
+			for l, got := range atLevels(func() []float64 {
+				d, backing := randVec(rng, n, off)
+				ReLUBack(d, g, x)
+				checkGuards(t, backing, off, n)
+				return d
+			}) {
+				sameBits(t, fmt.Sprintf("ReLUBack n=%d off=%d %v", n, off, levels()[l]), got, want)
+			}
+		}
+	}
+}

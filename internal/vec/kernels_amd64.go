@@ -328,3 +328,49 @@ func hasZero(x []float64) bool {
 //
 //go:noescape
 func hasZeroAVX512(x []float64) bool
+
+func relu(dst, x []float64) {
+	switch level {
+	case AVX512:
+		reluAVX512(dst, x)
+	case AVX2:
+		n := len(dst) &^ 3
+		if n > 0 {
+			reluAVX2(dst[:n], x)
+		}
+		reluGo(dst[n:], x[n:])
+	default:
+		reluGo(dst, x)
+	}
+}
+
+func reluBack(dst, g, y []float64) {
+	switch level {
+	case AVX512:
+		reluBackAVX512(dst, g, y)
+	case AVX2:
+		n := len(dst) &^ 3
+		if n > 0 {
+			reluBackAVX2(dst[:n], g, y)
+		}
+		reluBackGo(dst[n:], g[n:], y[n:])
+	default:
+		reluBackGo(dst, g, y)
+	}
+}
+
+// reluAVX512 and reluBackAVX512 are reluGo and reluBackGo, with x, g and
+// y at least as long as dst; reluAVX2 and reluBackAVX2 are the same on
+// AVX2 for a length that is a multiple of 4.
+//
+//go:noescape
+func reluAVX512(dst, x []float64)
+
+//go:noescape
+func reluBackAVX512(dst, g, y []float64)
+
+//go:noescape
+func reluAVX2(dst, x []float64)
+
+//go:noescape
+func reluBackAVX2(dst, g, y []float64)

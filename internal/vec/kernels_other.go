@@ -45,3 +45,7 @@ func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 }
 
 func hasZero(x []float64) bool { return hasZeroGo(x) }
+
+func relu(dst, x []float64) { reluGo(dst, x) }
+
+func reluBack(dst, g, y []float64) { reluBackGo(dst, g, y) }

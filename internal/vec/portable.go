@@ -96,3 +96,20 @@ func dotMNGo(dst []float64, xs, ys [][]float64) {
 		dotNGo(dst[a*len(ys):(a+1)*len(ys)], x, ys)
 	}
 }
+
+func reluGo(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = max(v, 0)
+	}
+}
+
+func reluBackGo(dst, g, y []float64) {
+	g, y = g[:len(dst)], y[:len(dst)]
+	for i, v := range g {
+		if !(y[i] > 0) {
+			v = 0
+		}
+		dst[i] = v
+	}
+}

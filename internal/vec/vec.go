@@ -183,6 +183,23 @@ func Mul(dst, x, y []float64) {
 	mul(dst, x, y, false)
 }
 
+// ReLU sets dst[i] = max(x[i], 0) with Go's max: a NaN stays NaN and -0
+// becomes +0. It panics if the lengths differ.
+func ReLU(dst, x []float64) {
+	if len(x) != len(dst) {
+		panic(fmt.Sprintf("vec: ReLU: lengths %d and %d", len(dst), len(x)))
+	}
+	relu(dst, x)
+}
+
+// ReLUBack sets dst[i] to g[i] where y[i] > 0 and to +0 elsewhere (where
+// y[i] is a NaN too): ReLU's backward, y its output. It panics if the
+// lengths differ.
+func ReLUBack(dst, g, y []float64) {
+	check3("ReLUBack", dst, g, y)
+	reluBack(dst, g, y)
+}
+
 // AddMul adds x[i]*y[i] to dst[i], rounding the product and then the sum
 // (no fused multiply-add). It panics if the lengths differ.
 func AddMul(dst, x, y []float64) {
