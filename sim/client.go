@@ -114,9 +114,6 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
-	if err := model.CopyFrom(init); err != nil {
-		return nil, fmt.Errorf("client %d: %w", c.ID, err)
-	}
 	prop, err := gnn.NewPropagator(ToGNN(c.Graph.Adj))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
@@ -152,8 +149,13 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 			cl.shared = append(cl.shared, p)
 		}
 	}
-	cl.params = flattenInto(make([]float64, 0, cl.sharedLen()), cl.shared)
+	// The shared parameters move to one array, then every parameter is
+	// set from init: one copy.
+	cl.params = make([]float64, cl.sharedLen())
 	cl.bind()
+	if err := model.CopyFrom(init); err != nil {
+		return nil, fmt.Errorf("client %d: %w", c.ID, err)
+	}
 	cl.upBuf = make([]float64, 0, len(cl.params)) // flatten fills it without growing
 	return cl, nil
 }
@@ -330,11 +332,12 @@ func (c *Client) flatten() (v []float64, bad int) {
 // message is the client's last update, which the server mixed in place
 // (the engine's mix), the client takes that vector as its parameters'
 // storage and keeps the one it had for its next update, instead of
-// copying: the parameters get the same values either way, and a round
-// of Cora-10 spends about 5 % of its CPU less. The message's vector is
-// then the client's parameters, changed by the round's training.
+// copying: the parameters get the same values either way, and a
+// float32 Cora-10 round spends 4.7-5.7 % less CPU (docs/performance.md,
+// session 16). The message's vector is then the client's parameters,
+// changed by the round's training.
 func (c *Client) take(v []float64) {
-	if len(v) == 0 || len(v) != len(c.params) || cap(c.upBuf) == 0 || &v[0] != &c.upBuf[:1][0] {
+	if len(v) == 0 || len(v) != len(c.params) || &v[0] != &c.upBuf[:1][0] {
 		c.load(v)
 		return
 	}
