@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
+	"math/bits"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +49,22 @@ func loadNPZ(path string) (*Graph, error) {
 	}
 	defer a.Close()
 
+	// The features are read and put in canonical order on a second
+	// goroutine while this one reads the adjacency and the labels; the
+	// errors are reported in the order a sequential read finds them.
+	var (
+		x, features *CSR
+		xErr        error
+		xDone       = make(chan struct{})
+	)
+	go func() {
+		defer close(xDone)
+		if x, xErr = readCSR(a, "attr"); xErr == nil && x.Cols > 0 {
+			features = canonicalCSR(x)
+		}
+	}()
+	defer func() { <-xDone }()
+
 	adj, err := readCSR(a, "adj")
 	if err != nil {
 		return nil, err
@@ -60,9 +76,10 @@ func loadNPZ(path string) (*Graph, error) {
 		return nil, fmt.Errorf("adj_shape is 0x0: the graph has no node")
 	}
 	n := adj.Rows
-	x, err := readCSR(a, "attr")
-	if err != nil {
-		return nil, err
+	sym := symmetrize(adj)
+	<-xDone
+	if xErr != nil {
+		return nil, xErr
 	}
 	if x.Rows != n {
 		return nil, fmt.Errorf("attr_shape has %d rows but adj_shape has %d nodes", x.Rows, n)
@@ -97,8 +114,8 @@ func loadNPZ(path string) (*Graph, error) {
 		numClasses = max(numClasses, y+1)
 	}
 	return &Graph{
-		Adj:        symmetrize(adj),
-		Features:   canonicalCSR(x),
+		Adj:        sym,
+		Features:   features,
 		Labels:     labels,
 		NumClasses: numClasses,
 	}, nil
@@ -183,24 +200,24 @@ func symmetrize(c *CSR) *CSR {
 //
 // A row without duplicates whose columns span few more than its entries
 // (the bag-of-words rows of the Amazon sets, stored unsorted) is placed by
-// its columns through a table of Cols slots, in time linear in the row;
-// other unsorted rows are sorted.
+// its columns through a bit set of Cols bits, in time linear in the row
+// and in Cols/64; other unsorted rows are sorted.
 func canonicalCSR(c *CSR) *CSR {
 	out := &CSR{Rows: c.Rows, Cols: c.Cols, Indptr: make([]int, c.Rows+1),
 		Indices: make([]int, 0, c.NNZ()), Values: make([]float64, 0, c.NNZ())}
 	var buf []csrEntry
-	var slot []int32 // slot[j]: 1 + the row's entry in column j, or 0
+	var set *columnSet
 	for i := range c.Rows {
 		cols, vals := c.Row(i)
 		switch {
 		case slices.IsSorted(cols) && !hasAdjacentDup(cols):
 			out.Indices = append(out.Indices, cols...)
 			out.Values = append(out.Values, vals...)
-		case len(cols) < math.MaxInt32 && c.Cols <= 16*len(cols)+256:
-			if slot == nil {
-				slot = make([]int32, c.Cols)
+		case c.Cols <= 256*len(cols)+4096:
+			if set == nil {
+				set = newColumnSet(c.Cols)
 			}
-			if !placeByColumns(out, cols, vals, slot) {
+			if !set.place(out, cols, vals) {
 				buf = sortRow(out, cols, vals, buf)
 			}
 		default:
@@ -216,28 +233,42 @@ type csrEntry struct {
 	v float64
 }
 
-// placeByColumns appends the entries of a row (columns cols, values vals)
-// to out in the order of their columns, using slot (Cols zeros, left
-// zero) to place them, and reports true; it appends nothing and reports
-// false when a column repeats.
-func placeByColumns(out *CSR, cols []int, vals []float64, slot []int32) bool {
-	lo, hi := len(slot), -1
+// A columnSet places the entries of a row in the order of their columns:
+// a bit per column and the value of each column present. Between rows
+// its bits are all zero.
+type columnSet struct {
+	bits []uint64
+	vals []float64
+}
+
+func newColumnSet(cols int) *columnSet {
+	return &columnSet{bits: make([]uint64, (cols+63)/64), vals: make([]float64, cols)}
+}
+
+// place appends the entries of a row (columns cols, values vals) to out
+// in the order of their columns and reports true; it appends nothing and
+// reports false when a column repeats.
+func (s *columnSet) place(out *CSR, cols []int, vals []float64) bool {
+	lo, hi := len(s.bits), -1
 	for k, j := range cols {
-		if slot[j] != 0 {
+		w, b := j>>6, uint64(1)<<(j&63)
+		if s.bits[w]&b != 0 {
 			for _, j := range cols[:k] {
-				slot[j] = 0
+				s.bits[j>>6] = 0
 			}
 			return false
 		}
-		slot[j] = int32(k + 1)
-		lo, hi = min(lo, j), max(hi, j)
+		s.bits[w] |= b
+		s.vals[j] = vals[k]
+		lo, hi = min(lo, w), max(hi, w)
 	}
-	for j := lo; j <= hi; j++ {
-		if k := slot[j]; k != 0 {
+	for w := lo; w <= hi; w++ {
+		for x := s.bits[w]; x != 0; x &= x - 1 {
+			j := w<<6 | bits.TrailingZeros64(x)
 			out.Indices = append(out.Indices, j)
-			out.Values = append(out.Values, vals[k-1])
-			slot[j] = 0
+			out.Values = append(out.Values, s.vals[j])
 		}
+		s.bits[w] = 0
 	}
 	return true
 }

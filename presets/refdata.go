@@ -85,6 +85,24 @@ func checksums(p string) ([]sim.DataFile, error) {
 	return out, nil
 }
 
+// startChecksums computes checksums(p) on a goroutine of its own and
+// returns the function that waits for its result.
+func startChecksums(p string) func() ([]sim.DataFile, error) {
+	var (
+		fs   []sim.DataFile
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		fs, err = checksums(p)
+	}()
+	return func() ([]sim.DataFile, error) {
+		<-done
+		return fs, err
+	}
+}
+
 // alternate returns where else the data directory may hold the graph a
 // scenario names: the Planetoid raw files that `fedaux data get` installs
 // for cora.npz, citeseer.npz and pubmed.npz ("" when none).

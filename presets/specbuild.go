@@ -309,15 +309,16 @@ func (s *Spec) buildData(env Env, seed uint64) (*Scenario, error) {
 	if sc, ok := cache[key]; ok {
 		return sc, nil
 	}
+	sums := startChecksums(gp) // while the graph is read and partitioned
 	full, err := loadGraph(gp)
 	if err != nil {
 		return nil, err
 	}
 	var sc *Scenario
 	if mode == "ref" {
-		sc, err = s.withPartitionFile(full, gp, s.resolve(s.Partition.File, env))
+		sc, err = s.withPartitionFile(full, gp, s.resolve(s.Partition.File, env), sums)
 	} else {
-		sc, err = s.partitioned(full, gp, mode)
+		sc, err = s.partitioned(full, gp, mode, sums)
 	}
 	if err != nil {
 		return nil, err
@@ -344,7 +345,8 @@ func (s *Spec) component(full *graphio.Graph) (*graphio.Graph, []int) {
 
 // partitioned forms the clients of the largest component with a
 // partitioner after drawing the split (docs/method.md#data-and-splits).
-func (s *Spec) partitioned(full *graphio.Graph, path, mode string) (*Scenario, error) {
+// graphSums returns the checksums of the graph's files.
+func (s *Spec) partitioned(full *graphio.Graph, path, mode string, graphSums func() ([]sim.DataFile, error)) (*Scenario, error) {
 	part, err := partitioner(mode)
 	if err != nil {
 		return nil, err
@@ -369,15 +371,16 @@ func (s *Spec) partitioned(full *graphio.Graph, path, mode string) (*Scenario, e
 		Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses},
 		Partition: fmt.Sprintf("%s, edge cut %d", how, graphio.EdgeCut(g, assign)),
 	}
-	if sc.Files, err = checksums(path); err != nil {
+	if sc.Files, err = graphSums(); err != nil {
 		return nil, err
 	}
 	return sc, nil
 }
 
 // withPartitionFile forms the clients from a partition file (nodes,
-// client, split) over the graph's largest component.
-func (s *Spec) withPartitionFile(full *graphio.Graph, graphPath, partPath string) (*Scenario, error) {
+// client, split) over the graph's largest component; graphSums returns
+// the checksums of the graph's files.
+func (s *Spec) withPartitionFile(full *graphio.Graph, graphPath, partPath string, graphSums func() ([]sim.DataFile, error)) (*Scenario, error) {
 	g, kept := s.component(full)
 	var nodes, assign []int
 	var roles []graphio.Role
@@ -414,12 +417,13 @@ func (s *Spec) withPartitionFile(full *graphio.Graph, graphPath, partPath string
 		Data:      &sim.Data{Clients: clients, NumFeatures: g.NumFeatures(), NumClasses: g.NumClasses},
 		Partition: fmt.Sprintf("ref %s, edge cut %d", partPath, graphio.EdgeCut(g, assign)),
 	}
-	for _, p := range []string{graphPath, partPath} {
-		fs, err := checksums(p)
-		if err != nil {
-			return nil, err
-		}
-		sc.Files = append(sc.Files, fs...)
+	if sc.Files, err = graphSums(); err != nil {
+		return nil, err
 	}
+	fs, err := checksums(partPath)
+	if err != nil {
+		return nil, err
+	}
+	sc.Files = append(sc.Files, fs...)
 	return sc, nil
 }
