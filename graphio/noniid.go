@@ -9,8 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -344,14 +343,7 @@ func pairDistances(z []float64, m, f, workers int) []float32 {
 	if nnz*8 < m*f {
 		gram = sparseGram(z, m, f, workers)
 	} else {
-		gram = func(i0, b int, g []float64) (int, int) {
-			w := m - i0
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-				blas64.General{Rows: b, Cols: f, Stride: f, Data: z[i0*f:]},
-				blas64.General{Rows: w, Cols: f, Stride: f, Data: z[i0*f:]},
-				0, blas64.General{Rows: b, Cols: w, Stride: w, Data: g[:b*w]})
-			return w, 1
-		}
+		gram = denseGram(z, m, f, workers)
 	}
 	buf := make([]float64, gramBlock*m)
 	for i0 := 0; i0 < m-1; i0 += gramBlock {
@@ -371,6 +363,73 @@ func pairDistances(z []float64, m, f, workers int) []float32 {
 		})
 	}
 	return d2
+}
+
+// gemmBlock and gemmMinPar are gonum's Dgemm block size and the number of
+// blocks from which it splits a product into blocks (blas/gonum:
+// blockSize, minParBlock), whose sums denseGram keeps.
+const gemmBlock, gemmMinPar = 64, 4
+
+// denseGram returns a Gram block function for a dense z: the b x w block
+// Z[i0:i0+b] Z[i0:]^T, row-major, with the bits gonum's
+// Dgemm(NoTrans, Trans, 1, ..., 0, ...) gives it (the package used
+// blas64.Gemm before). Gonum splits a product of at least gemmMinPar
+// blocks of gemmBlock x gemmBlock entries into such blocks and sums each
+// entry from +0 by the dot products of its rows' gemmBlock-column pieces,
+// in order; a smaller product gets +0 plus one dot product of the whole
+// rows. Every dot product is vec.Dot's, which keeps the order of gonum's
+// DotUnitary on amd64, so that the block is the same there; vec.DotMN
+// computes them several rows at a time.
+func denseGram(z []float64, m, f, workers int) func(i0, b int, g []float64) (int, int) {
+	blocks := func(n int) int { return (n + gemmBlock - 1) / gemmBlock }
+	var ys [][]float64
+	return func(i0, b int, g []float64) (int, int) {
+		w := m - i0
+		piece := f
+		if blocks(b)*blocks(w) >= gemmMinPar {
+			piece = gemmBlock
+		}
+		np := (f + piece - 1) / piece
+		ys = slices.Grow(ys[:0], np*w)[:np*w]
+		for p := range np {
+			k0, k1 := p*piece, min((p+1)*piece, f)
+			for c := range w {
+				ys[p*w+c] = z[(i0+c)*f+k0 : (i0+c)*f+k1]
+			}
+		}
+		const rows = 8 // rows of the block a task sums at once
+		tasks := (b + rows - 1) / rows
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(max(workers, 1), tasks) {
+			wg.Go(func() {
+				dot := make([]float64, rows*w)
+				xs := make([][]float64, rows)
+				for {
+					t := int(next.Add(1) - 1)
+					if t >= tasks {
+						return
+					}
+					r0, r1 := t*rows, min((t+1)*rows, b)
+					out := g[r0*w : r1*w]
+					clear(out)
+					for p := range np {
+						k0, k1 := p*piece, min((p+1)*piece, f)
+						for a := range r1 - r0 {
+							xs[a] = z[(i0+r0+a)*f+k0 : (i0+r0+a)*f+k1]
+						}
+						d := dot[:len(out)]
+						vec.DotMN(d, xs[:r1-r0], ys[p*w:(p+1)*w])
+						for e, v := range d {
+							out[e] += v
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return w, 1
+	}
 }
 
 // sparseGram returns a Gram block function for a sparse z: column c of the
