@@ -297,3 +297,40 @@ func TestPanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestDotNaNPayloads: DotN keeps the payload of a NaN at every vector
+// level as Dot does there (whose AVX2 kernel the AVX-512 level shares):
+// the product's first operand is x's element and the sum's the partial
+// sum. The vectors have NaNs of different payloads in x and in the ys, in
+// the main loop and in the tail. (Go's portable version is no reference:
+// the compiler may swap the operands of a sum.)
+func TestDotNaNPayloads(t *testing.T) {
+	nan := func(p uint64) float64 { return math.Float64frombits(0x7ff8000000000000 | p) }
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n = 23
+	ys := make([][]float64, 53) // six groups of eight, one of four, one
+	for i := range ys {
+		ys[i], _ = randVec(rng, n, 0)
+		for k := range 1 + rng.IntN(3) {
+			ys[i][rng.IntN(n)] = nan(uint64(100*i + 10 + k))
+		}
+	}
+	forLevels(t, func(t *testing.T) {
+		if Current() < AVX2 {
+			t.Skip("the portable sums' operand order is the compiler's")
+		}
+		for _, at := range [][]int{nil, {6}, {1, 21}, {0, 5, 10, 15}, {3, 22}} {
+			x, _ := randVec(rand.New(rand.NewPCG(13, 14)), n, 0)
+			for k, i := range at {
+				x[i] = nan(uint64(1 + k))
+			}
+			got := make([]float64, len(ys))
+			DotN(got, x, ys)
+			for i, y := range ys {
+				if want := Dot(x, y); math.Float64bits(got[i]) != math.Float64bits(want) {
+					t.Errorf("x NaN at %v, DotN vector %d: %#x, Dot %#x", at, i, math.Float64bits(got[i]), math.Float64bits(want))
+				}
+			}
+		}
+	})
+}
