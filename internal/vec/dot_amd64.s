@@ -139,7 +139,8 @@ done:
 //
 // For every ys[t] and the four xs[a], part[16t+4a : 16t+4a+4] = the four
 // partial sums of DotUnitary's main loop over the first n elements (n a
-// multiple of 4).
+// multiple of 4). Two ys go at a time, so that eight chains of additions
+// overlap; an odd last one goes alone.
 TEXT ·dotBlockAVX2(SB), NOSPLIT, $0-80
 	MOVQ  part_base+0(FP), DI
 	MOVQ  xs_base+24(FP), R8
@@ -150,6 +151,67 @@ TEXT ·dotBlockAVX2(SB), NOSPLIT, $0-80
 	MOVQ  ys_base+48(FP), R9
 	MOVQ  ys_len+56(FP), R14
 	MOVQ  n+72(FP), CX
+	CMPQ  R14, $2
+	JL    yone
+
+ypair:
+	MOVQ   (R9), SI
+	MOVQ   24(R9), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ   AX, AX
+	CMPQ   AX, CX
+	JGE    storepair
+
+looppair:
+	VMOVUPD (SI)(AX*8), Y8
+	VMOVUPD (DX)(AX*8), Y9
+	VMOVUPD (R10)(AX*8), Y10
+	VMOVUPD (R11)(AX*8), Y11
+	VMOVUPD (R12)(AX*8), Y12
+	VMOVUPD (R13)(AX*8), Y13
+	VMULPD  Y10, Y8, Y14
+	VMULPD  Y11, Y8, Y15
+	VADDPD  Y14, Y0, Y0
+	VADDPD  Y15, Y1, Y1
+	VMULPD  Y12, Y8, Y14
+	VMULPD  Y13, Y8, Y15
+	VADDPD  Y14, Y2, Y2
+	VADDPD  Y15, Y3, Y3
+	VMULPD  Y10, Y9, Y14
+	VMULPD  Y11, Y9, Y15
+	VADDPD  Y14, Y4, Y4
+	VADDPD  Y15, Y5, Y5
+	VMULPD  Y12, Y9, Y14
+	VMULPD  Y13, Y9, Y15
+	VADDPD  Y14, Y6, Y6
+	VADDPD  Y15, Y7, Y7
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JL      looppair
+
+storepair:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	ADDQ    $256, DI
+	ADDQ    $48, R9
+	SUBQ    $2, R14
+	CMPQ    R14, $2
+	JGE     ypair
+
+yone:
 	TESTQ R14, R14
 	JZ    done
 
