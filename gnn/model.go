@@ -106,6 +106,10 @@ type Model struct {
 	expand *Expansion // the last forward's expansion; nil for none
 	scores []float64
 	ready  bool // a forward has run since the last EmbedPreReLU
+	// valid is the last sparse input that check validated: the model
+	// keeps forms of an input it has seen (its terms, its transpose), so
+	// an input must not change while in use, and is validated once.
+	valid *CSR
 }
 
 // gcnLayer is one GCN layer of the backbone with the ReLU and dropout
@@ -242,8 +246,11 @@ func (m *Model) check(in Input) error {
 	if in.Prop == nil {
 		return errors.New("gnn: input has no propagator")
 	}
-	if err := in.X.Validate(); err != nil {
-		return err
+	if in.X.Sparse == nil || in.X.Dense != nil || in.X.Sparse != m.valid {
+		if err := in.X.Validate(); err != nil {
+			return err
+		}
+		m.valid = in.X.Sparse
 	}
 	n, f := in.X.Dims()
 	switch {
@@ -264,7 +271,9 @@ func (m *Model) check(in Input) error {
 // (train true) dropout draws from rng; in evaluation mode rng may be nil
 // and masks are pruned. The result belongs to the model and is
 // overwritten by the next Forward. It fails when the input does not fit
-// or the Gauss transform cannot be planned.
+// or the Gauss transform cannot be planned. Sparse features are checked
+// the first time the model sees them: it keeps forms of them, so they
+// must not change while the model uses them.
 func (m *Model) Forward(in Input, train bool, rng *rand.Rand) (*mat.Dense, error) {
 	if err := m.check(in); err != nil {
 		return nil, err

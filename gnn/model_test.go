@@ -251,6 +251,29 @@ func TestModelErrors(t *testing.T) {
 	if _, err := m.Forward(Input{Prop: cl.in.Prop}, false, nil); err == nil {
 		t.Error("empty features were accepted")
 	}
+
+	// Sparse features are checked the first time the model sees them:
+	// after a good input, a malformed one and one with both forms are
+	// still refused.
+	for _, prec := range []Precision{F64, F32} {
+		m, _ = NewModel(Config{InFeatures: 8, Hidden: 4, Classes: 3, Precision: prec}, rng)
+		if _, err := m.Forward(cl.in, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		x := *cl.in.X.Sparse
+		x.Indices = slices.Clone(x.Indices)
+		x.Indices[len(x.Indices)-1] = 8
+		if _, err := m.Forward(Input{Prop: cl.in.Prop, X: Features{Sparse: &x}}, false, nil); err == nil {
+			t.Errorf("%v: a column index out of range was accepted after a good input", prec)
+		}
+		both := Input{Prop: cl.in.Prop, X: Features{Sparse: cl.in.X.Sparse, Dense: mat.NewDense(12, 8, nil)}}
+		if _, err := m.Forward(both, false, nil); err == nil {
+			t.Errorf("%v: features both sparse and dense were accepted after the sparse ones alone", prec)
+		}
+		if _, err := m.Forward(cl.in, false, nil); err != nil {
+			t.Errorf("%v: the good input again: %v", prec, err)
+		}
+	}
 }
 
 func TestModelSigmaAndAccumulation(t *testing.T) {
