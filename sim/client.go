@@ -108,10 +108,8 @@ type Client struct {
 	probeN  int
 }
 
-// newClient builds client c with a model whose parameters are copied from
-// init; the caller sets its hook (ClientHooker), scratch memory and
-// metric.
-func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
+// newClient builds client c with a model whose parameters are copied from init.
+func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
 	model, err := gnn.NewModel(mcfg, Stream(cfg.Seed, "init", 0))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
@@ -139,6 +137,9 @@ func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, st Strategy,
 	}
 	if cl.side.Expansion {
 		cl.cut = signCut(c, cfg.Seed)
+	}
+	if h, ok := st.(ClientHooker); ok {
+		cl.hook = h.ClientHook(index)
 	}
 	if apv := init.Param("apv"); apv != nil {
 		cl.apvInit = slices.Clone(apv.Value)

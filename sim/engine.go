@@ -168,32 +168,19 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	for range cap(scratch) {
 		scratch <- new(gnn.Scratch)
 	}
-	usesKernel := mcfg.Kernel && !mcfg.Hard
-	for _, c := range data.Clients {
+	for i, c := range data.Clients {
 		// Refused here rather than at the first forward pass, naming the
 		// client; only models with the kernel head build a kernel.
+		usesKernel := mcfg.Kernel && !mcfg.Hard
 		if n := int64(c.Graph.N()); cfg.Kernel == "dense" && usesKernel && n*n*8 > gnn.DefaultDenseBudget {
 			return nil, fmt.Errorf("-kernel dense: client %d has %d nodes; its %d MiB kernel matrix is over the %d MiB budget (use -kernel fast or auto)",
 				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)
 		}
-	}
-	// The clients are built on the worker pool: each reads only its own
-	// subgraph and the initial model, so the result does not depend on
-	// the number of workers.
-	clients := make([]*Client, len(data.Clients))
-	errs := make([]error, len(data.Clients))
-	parallelFor(len(data.Clients), cfg.NumWorkers(), func(i int) {
-		c := data.Clients[i]
 		ccfg := mcfg
 		ccfg.Gauss = ChooseGauss(cfg.Kernel, c.Graph.N(), inner)
-		clients[i], errs[i] = newClient(c, ccfg, init, st, &cfg)
-	})
-	for i, cl := range clients {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("sim: %w", errs[i])
-		}
-		if h, ok := st.(ClientHooker); ok {
-			cl.hook = h.ClientHook(i)
+		cl, err := newClient(c, i, ccfg, init, st, &cfg)
+		if err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
 		}
 		cl.scratch, cl.metric = scratch, data.Metric
 		s := <-scratch // the model's gradients go to the shared scratch (or away)
@@ -202,27 +189,6 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		e.runners = append(e.runners, cl)
 	}
 	return e, nil
-}
-
-// parallelFor calls fn(i) for every i in [0, n) on up to workers
-// goroutines and returns when all calls have.
-func parallelFor(n, workers int, fn func(i int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(max(1, workers), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 // DenseCrossover is the client size below which "-kernel auto" uses the
