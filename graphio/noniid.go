@@ -367,29 +367,44 @@ func histogram16(v []float32, pass int, prefix uint32, shift uint, workers int) 
 // workers goroutines, each with its own zeroed accumulator of the given
 // size, and returns the sum of the accumulators.
 func parallelSum(tasks, workers, size int, fn func(acc []int, t int)) []int {
-	workers = min(max(workers, 1), max(tasks, 1))
-	acc := make([][]int, workers)
+	var mu sync.Mutex
+	var accs [][]int
+	forTasks(tasks, workers, func() func(t int) {
+		acc := make([]int, size)
+		mu.Lock()
+		accs = append(accs, acc)
+		mu.Unlock()
+		return func(t int) { fn(acc, t) }
+	})
+	sum := make([]int, size)
+	for _, a := range accs {
+		for i, x := range a {
+			sum[i] += x
+		}
+	}
+	return sum
+}
+
+// forTasks runs the tasks t in [0, tasks) on up to workers goroutines,
+// each taking the next task until none is left: every goroutine calls
+// worker once for the function that runs its tasks, which may keep
+// buffers of its own.
+func forTasks(tasks, workers int, worker func() func(t int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
-		acc[w] = make([]int, size)
+	for range min(max(workers, 1), max(tasks, 1)) {
 		wg.Go(func() {
+			run := worker()
 			for {
 				t := int(next.Add(1) - 1)
 				if t >= tasks {
 					return
 				}
-				fn(acc[w], t)
+				run(t)
 			}
 		})
 	}
 	wg.Wait()
-	for _, a := range acc[1:] {
-		for i, x := range a {
-			acc[0][i] += x
-		}
-	}
-	return acc[0]
 }
 
 // kernelSums returns S (k x k, row-major) with S[a*k+b] the sum of

@@ -5,8 +5,6 @@ package graphio
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/floats"
@@ -106,42 +104,32 @@ func denseGram(z []float64, m, f, workers int) func(i0, b int, g []float64) (int
 		// tile rather than once a few rows.
 		const rows, cols = 64, 256
 		rt, ct := (b+rows-1)/rows, (w+cols-1)/cols
-		tasks := rt * ct
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(max(workers, 1), tasks) {
-			wg.Go(func() {
-				dot := make([]float64, rows*cols)
-				xs := make([][]float64, rows)
-				for {
-					t := int(next.Add(1) - 1)
-					if t >= tasks {
-						return
+		forTasks(rt*ct, workers, func() func(t int) {
+			dot := make([]float64, rows*cols)
+			xs := make([][]float64, rows)
+			return func(t int) {
+				r0, c0 := t/ct*rows, t%ct*cols
+				r1, c1 := min(r0+rows, b), min(c0+cols, w)
+				nr, nc := r1-r0, c1-c0
+				for a := r0; a < r1; a++ {
+					clear(g[a*w+c0 : a*w+c1])
+				}
+				for p := range np {
+					k0, k1 := p*piece, min((p+1)*piece, f)
+					for a := range nr {
+						xs[a] = z[(i0+r0+a)*f+k0 : (i0+r0+a)*f+k1]
 					}
-					r0, c0 := t/ct*rows, t%ct*cols
-					r1, c1 := min(r0+rows, b), min(c0+cols, w)
-					nr, nc := r1-r0, c1-c0
-					for a := r0; a < r1; a++ {
-						clear(g[a*w+c0 : a*w+c1])
-					}
-					for p := range np {
-						k0, k1 := p*piece, min((p+1)*piece, f)
-						for a := range nr {
-							xs[a] = z[(i0+r0+a)*f+k0 : (i0+r0+a)*f+k1]
-						}
-						d := dot[:nr*nc]
-						vec.DotMN(d, xs[:nr], ys[p*w+c0:p*w+c1])
-						for a := range nr {
-							out := g[(r0+a)*w+c0 : (r0+a)*w+c1]
-							for e, v := range d[a*nc : (a+1)*nc] {
-								out[e] += v
-							}
+					d := dot[:nr*nc]
+					vec.DotMN(d, xs[:nr], ys[p*w+c0:p*w+c1])
+					for a := range nr {
+						out := g[(r0+a)*w+c0 : (r0+a)*w+c1]
+						for e, v := range d[a*nc : (a+1)*nc] {
+							out[e] += v
 						}
 					}
 				}
-			})
-		}
-		wg.Wait()
+			}
+		})
 		return w, 1
 	}
 }
