@@ -195,14 +195,16 @@ func mulTransB(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, pattern
 func mulTransBAdd(dst, p, w *mat.Dense) { mulTransBRows(dst, p, w, nil, true) }
 
 // transRows and transCols are the numbers of rows of p and of w whose
-// dot products mulTransBRows computes in one kernel call: every row of w
+// dot products mulTransBAdd computes in one kernel call: every row of w
 // is read once for transRows rows of p.
 const transRows, transCols = 16, 64
 
 // mulTransBRows is mulTransB, or mulTransBAdd if add is set (pattern is
-// then nil). Every entry is one dot product (dot's order); blocks of
-// transRows x transCols of them are computed at once, including those
-// the pattern then zeroes, which costs less than reading w once a row.
+// then nil). Every entry is one dot product (dot's order). For m >=
+// shortLoop the product is vec.DotMNStride of the rows of p and w, which
+// computes every entry (those the pattern zeroes too, and zeroes them),
+// and mulTransBAdd's sum vec.DotMN in blocks of transRows x transCols;
+// a shorter m goes to mulTransBShort.
 func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 	d, pr, wr := dst.RawMatrix(), p.RawMatrix(), w.RawMatrix()
 	m, k := pr.Cols, d.Cols
@@ -216,8 +218,11 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		mulTransBShort(d, pr, wr, pat, patStride, add)
 		return
 	}
-	if pat != nil {
-		mulTransBPattern(d, pr, wr, pat, patStride)
+	if !add {
+		b := getTerms()
+		defer putTerms(b)
+		xs, ys := b.factorRows(pr, wr)
+		vec.DotMNStride(d.Data, d.Stride, xs, ys, pat, patStride)
 		return
 	}
 	var xs [transRows][]float64
@@ -235,55 +240,29 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 			}
 			vec.DotMN(out[:nx*nj], xs[:nx], ys[:nj])
 			for a := range nx {
-				i := i0 + a
-				row := d.Data[i*d.Stride+j0 : i*d.Stride+j0+nj]
-				res := out[a*nj : (a+1)*nj]
-				switch {
-				case add:
-					for t, v := range res {
-						row[t] += v
-					}
-				case pat != nil:
-					prow := pat[i*patStride+j0 : i*patStride+j0+nj]
-					for t, v := range res {
-						if prow[t] == 0 {
-							v = 0
-						}
-						row[t] = v
-					}
-				default:
-					copy(row, res)
+				row := d.Data[(i0+a)*d.Stride+j0 : (i0+a)*d.Stride+j0+nj]
+				for t, v := range out[a*nj : (a+1)*nj] {
+					row[t] += v
 				}
 			}
 		}
 	}
 }
 
-// mulTransBPattern is mulTransBRows with a pattern and m >= shortLoop: it
-// computes only the kept entries, row by row, as vec.DotN of the row of
-// p with the rows of w that the pattern selects (the dot products that
-// vec.DotMN gives, to the bit), and sets the others to +0.
-func mulTransBPattern(d, pr, wr blas64.General, pat []float64, patStride int) {
-	m, k := pr.Cols, d.Cols
-	b := getTerms()
-	defer putTerms(b)
-	if cap(b.ys) < k {
-		b.ys = make([][]float64, k)
+// factorRows returns the rows of p and of w (every row's Cols elements)
+// in b's memory.
+func (b *terms) factorRows(p, w blas64.General) (ps, ws [][]float64) {
+	if n := p.Rows + w.Rows; cap(b.ys) < n {
+		b.ys = make([][]float64, n)
 	}
-	b.reset(1, k) // the kept columns of a row, as terms (Off: the column)
-	ys, kept, out := b.ys[:k], b.t[:cap(b.t)], b.out(k)
-	for i := 0; i < d.Rows; i++ {
-		n := vec.NonzeroTerms(kept, pat[i*patStride:i*patStride+k], 1)
-		for q, t := range kept[:n] {
-			ys[q] = wr.Data[t.Off*wr.Stride : t.Off*wr.Stride+m]
-		}
-		vec.DotN(out[:n], pr.Data[i*pr.Stride:i*pr.Stride+m], ys[:n])
-		row := d.Data[i*d.Stride : i*d.Stride+k]
-		clear(row)
-		for q, t := range kept[:n] {
-			row[t.Off] = out[q]
-		}
+	ps, ws = b.ys[:p.Rows], b.ys[p.Rows:p.Rows+w.Rows]
+	for i := range ps {
+		ps[i] = p.Data[i*p.Stride : i*p.Stride+p.Cols]
 	}
+	for i := range ws {
+		ws[i] = w.Data[i*w.Stride : i*w.Stride+w.Cols]
+	}
+	return ps, ws
 }
 
 // mulTransBShort is mulTransBRows for m < shortLoop, where each entry is

@@ -45,19 +45,26 @@ func BenchmarkMulTransAddSkip(b *testing.B) {
 	}
 }
 
+// BenchmarkMulTransB times the input gradient of a dense layer, dX =
+// dY W^T kept where X is non-zero, for patterns of half and a fifth
+// non-zero entries (every entry is computed either way), and the head's:
+// N x 20 gradients of a ten-class kernel head by its d x 20 weight.
 func BenchmarkMulTransB(b *testing.B) {
-	for _, s := range kernelShapes {
-		b.Run(fmt.Sprintf("n=%d,k=%d,m=%d", s.n, s.k, s.m), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(1, 2))
-			p, w := randDense(rng, s.n, s.m, 1), randDense(rng, s.k, s.m, 1)
-			pattern := randDense(rng, s.n, s.k, 0.5)
-			dst := mat.NewDense(s.n, s.k, nil)
-			stop := cputime.Start(b)
-			for b.Loop() {
-				mulTransB(dst, p, w, pattern)
-			}
-			stop()
-		})
+	shapes := append(kernelShapes[:len(kernelShapes):len(kernelShapes)], struct{ n, k, m int }{1375, 256, 20})
+	for _, s := range shapes {
+		for _, density := range []float64{0.5, 0.2} {
+			b.Run(fmt.Sprintf("n=%d,k=%d,m=%d,kept=%v", s.n, s.k, s.m, density), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				p, w := randDense(rng, s.n, s.m, 1), randDense(rng, s.k, s.m, 1)
+				pattern := randDense(rng, s.n, s.k, density)
+				dst := mat.NewDense(s.n, s.k, nil)
+				stop := cputime.Start(b)
+				for b.Loop() {
+					mulTransB(dst, p, w, pattern)
+				}
+				stop()
+			})
+		}
 	}
 }
 

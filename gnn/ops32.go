@@ -93,41 +93,25 @@ func (b *terms32) sum(dst []float32, cols int, src []float32) {
 
 // transB32 holds mulTransB32's buffers.
 type transB32 struct {
-	idx []int
-	ys  [][]float32
-	out []float32
+	rows [][]float32
 }
 
-// mulTransB32 sets dst (n x k) to p w^T (p n x m, w k x m), computing
-// only the entries where pattern (n x k) is non-zero when it is not nil
-// and setting the others to +0. Each entry is vec.Dot32 of a row of p and
-// a row of w; the kept entries of a row are computed together
-// (vec.DotN32).
+// mulTransB32 sets dst (n x k) to p w^T (p n x m, w k x m), keeping only
+// the entries where pattern (n x k) is non-zero when it is not nil and
+// setting the others to +0. Each entry is vec.Dot32 of a row of p and a
+// row of w (vec.DotMNStride32).
 func (b *transB32) mulTransB32(dst, p, w []float32, n, m, k int, pattern []float32) {
-	if cap(b.idx) < k {
-		b.idx, b.ys, b.out = make([]int, k), make([][]float32, k), make([]float32, k)
+	if cap(b.rows) < n+k {
+		b.rows = make([][]float32, n+k)
 	}
-	idx, ys, out := b.idx[:k], b.ys[:k], b.out[:k]
-	for i := 0; i < n; i++ {
-		q := 0
-		for j := range k {
-			idx[q] = j
-			if pattern == nil {
-				q++
-			} else {
-				q += b2i(pattern[i*k+j] != 0)
-			}
-		}
-		for t, j := range idx[:q] {
-			ys[t] = w[j*m : (j+1)*m]
-		}
-		vec.DotN32(out[:q], p[i*m:(i+1)*m], ys[:q])
-		row := dst[i*k : (i+1)*k]
-		clear(row)
-		for t, j := range idx[:q] {
-			row[j] = out[t]
-		}
+	ps, ws := b.rows[:n], b.rows[n:n+k]
+	for i := range ps {
+		ps[i] = p[i*m : (i+1)*m]
 	}
+	for j := range ws {
+		ws[j] = w[j*m : (j+1)*m]
+	}
+	vec.DotMNStride32(dst, k, ps, ws, pattern, k)
 }
 
 // grow32 returns s with length n, reallocated if too short.

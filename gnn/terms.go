@@ -22,7 +22,7 @@ type terms struct {
 	pos  []int       // scratch indices: kept columns, column counts, block ends
 	wt   []float64   // a transposed factor (transpose)
 	res  []float64   // results (out)
-	ys   [][]float64 // rows of a factor (mulTransBPattern)
+	ys   [][]float64 // rows of the factors (factorRows)
 	off  []int       // offsets of destination rows (offsets)
 	ys2  [][]float64 // kept rows of a factor (kept)
 	idx  []int       // their indices (kept)

@@ -49,3 +49,11 @@ func hasZero(x []float64) bool { return hasZeroGo(x) }
 func relu(dst, x []float64) { reluGo(dst, x) }
 
 func reluBack(dst, g, y []float64) { reluBackGo(dst, g, y) }
+
+func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
+	dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, 0, len(ys))
+}
+
+func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
+	dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, 0, len(ys))
+}

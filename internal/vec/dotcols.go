@@ -1,0 +1,105 @@
+package vec
+
+import "fmt"
+
+// DotMNStride sets dst[a*stride+j] = Dot(xs[a], ys[j]) for every a and
+// j: DotMN with a row stride, and to the bit the same entries. If pattern
+// is not nil, an entry whose pattern[a*patStride+j] is zero (either sign)
+// is set to +0 instead, as after a product whose only wanted entries are
+// those (a NaN in pattern keeps its entry).
+//
+// At the AVX2 and AVX-512 levels it packs ys, transposed, in strips of 8
+// or 16 columns and computes one dot product a lane, in Dot's order and
+// with its operand order (NaN payloads included): the short dot products
+// of few long ys and the many of a square product cost little more than
+// their multiply-adds. It panics unless all vectors have the same length,
+// stride >= len(ys) and dst (and pattern, at patStride >= len(ys)) hold
+// len(xs) rows.
+func DotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
+	k := len(ys)
+	if len(xs) == 0 || k == 0 {
+		return
+	}
+	m := len(xs[0])
+	for a, x := range xs {
+		if len(x) != m {
+			panic(fmt.Sprintf("vec: DotMNStride: x %d has length %d, want %d", a, len(x), m))
+		}
+	}
+	for j, y := range ys {
+		if len(y) != m {
+			panic(fmt.Sprintf("vec: DotMNStride: y %d has length %d, want %d", j, len(y), m))
+		}
+	}
+	last := (len(xs)-1)*stride + k
+	if stride < k || len(dst) < last {
+		panic(fmt.Sprintf("vec: DotMNStride: dst of %d with stride %d for %d x %d results", len(dst), stride, len(xs), k))
+	}
+	if pattern != nil && (patStride < k || len(pattern) < (len(xs)-1)*patStride+k) {
+		panic(fmt.Sprintf("vec: DotMNStride: pattern of %d with stride %d for %d x %d results", len(pattern), patStride, len(xs), k))
+	}
+	if m == 0 {
+		for a := range xs {
+			clear(dst[a*stride : a*stride+k])
+		}
+		return
+	}
+	dotMNStride(dst, stride, xs, ys, pattern, patStride)
+}
+
+// dotMNStrideGo is DotMNStride for the columns j0 <= j < j1.
+func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j0, j1 int) {
+	for a, x := range xs {
+		row := dst[a*stride : a*stride+j1]
+		for j := j0; j < j1; j++ {
+			if pattern != nil && pattern[a*patStride+j] == 0 {
+				row[j] = 0
+				continue
+			}
+			row[j] = dot(x, ys[j])
+		}
+	}
+}
+
+// DotMNStride32 is DotMNStride in float32: dst[a*stride+j] =
+// Dot32(xs[a], ys[j]) to the bit, or +0 where pattern[a*patStride+j] is
+// zero. At the AVX-512 level it computes sixteen columns at a time, one
+// to a lane, each with Dot32's sixteen partial sums and their order.
+func DotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
+	k := len(ys)
+	if len(xs) == 0 || k == 0 {
+		return
+	}
+	m := len(xs[0])
+	for a, x := range xs {
+		if len(x) != m {
+			panic(fmt.Sprintf("vec: DotMNStride32: x %d has length %d, want %d", a, len(x), m))
+		}
+	}
+	for j, y := range ys {
+		if len(y) != m {
+			panic(fmt.Sprintf("vec: DotMNStride32: y %d has length %d, want %d", j, len(y), m))
+		}
+	}
+	if stride < k || len(dst) < (len(xs)-1)*stride+k {
+		panic(fmt.Sprintf("vec: DotMNStride32: dst of %d with stride %d for %d x %d results", len(dst), stride, len(xs), k))
+	}
+	if pattern != nil && (patStride < k || len(pattern) < (len(xs)-1)*patStride+k) {
+		panic(fmt.Sprintf("vec: DotMNStride32: pattern of %d with stride %d for %d x %d results", len(pattern), patStride, len(xs), k))
+	}
+	dotMNStride32(dst, stride, xs, ys, pattern, patStride)
+}
+
+// dotMNStride32Go is DotMNStride32 for the columns j0 <= j < j1.
+func dotMNStride32Go(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride, j0, j1 int) {
+	for a, x := range xs {
+		row := dst[a*stride : a*stride+j1]
+		for j := j0; j < j1; j++ {
+			if pattern != nil && pattern[a*patStride+j] == 0 {
+				row[j] = 0
+				continue
+			}
+			row[j] = dot32(x, ys[j])
+		}
+	}
+}

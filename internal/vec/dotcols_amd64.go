@@ -1,0 +1,154 @@
+//go:build amd64 && !purego
+
+package vec
+
+import "sync"
+
+// panels holds the strips of ys that dotMNStride packs.
+var panels = sync.Pool{New: func() any { return new([]float64) }}
+
+// strideRows is the number of xs whose dot products dotMNStride computes
+// with one strip after the other: 64 rows of 256 elements (128 KiB) stay
+// in the second-level cache while a strip (16 columns of 256, 32 KiB)
+// stays in the first.
+const strideRows = 64
+
+func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
+	w := 0 // columns of a strip
+	switch level {
+	case AVX512:
+		w = 16
+	case AVX2:
+		w = 8
+	}
+	m, k := len(xs[0]), len(ys)
+	j1 := 0
+	if w > 0 && k >= w {
+		j1 = k / w * w
+		p := panels.Get().(*[]float64)
+		defer panels.Put(p)
+		if cap(*p) < m*j1 {
+			*p = make([]float64, m*j1)
+		}
+		// Strip s holds ys[s*w : (s+1)*w] transposed, m rows of w: the
+		// rows of a strip are together (at ys' length apart they would
+		// fall in few sets of the first-level cache and evict each other).
+		packed := (*p)[:m*j1]
+		for j, y := range ys[:j1] {
+			s, c := j/w, j%w
+			strip := packed[s*m*w:]
+			for t, v := range y {
+				strip[t*w+c] = v
+			}
+		}
+		var p0, p1 *float64
+		for a0 := 0; a0 < len(xs); a0 += strideRows {
+			a1 := min(a0+strideRows, len(xs))
+			for j0 := 0; j0 < j1; j0 += w {
+				strip := &packed[j0*m]
+				if w == 8 {
+					for a := a0; a < a1; a++ {
+						if pattern != nil {
+							p0 = &pattern[a*patStride+j0]
+						}
+						dotCols1x8AVX2(&dst[a*stride+j0], &xs[a][0], strip, p0, m, w)
+					}
+					continue
+				}
+				for a := a0; a < a1; a += 2 {
+					b := min(a+1, a1-1) // an odd last row twice
+					if pattern != nil {
+						p0, p1 = &pattern[a*patStride+j0], &pattern[b*patStride+j0]
+					}
+					dotCols2x16AVX512(&dst[a*stride+j0], &dst[b*stride+j0], &xs[a][0], &xs[b][0], strip, p0, p1, m, w)
+				}
+			}
+		}
+	}
+	if j1 < k {
+		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k)
+	}
+}
+
+// dotCols2x16AVX512 sets d0[j] = Dot(x0, y_j) and d1[j] = Dot(x1, y_j)
+// for the 16 columns y_j of the m x k matrix at yt (m >= 1), or +0 where
+// p0[j] (p1[j]) is zero unless p0 is nil; d0 may be d1 and x0 may be x1.
+//
+//go:noescape
+func dotCols2x16AVX512(d0, d1, x0, x1, yt, p0, p1 *float64, m, k int)
+
+// dotCols1x8AVX2 sets d0[j] = Dot(x0, y_j) for the 8 columns y_j of the
+// m x k matrix at yt (m >= 1), or +0 where p0[j] is zero unless p0 is
+// nil.
+//
+//go:noescape
+func dotCols1x8AVX2(d0, x0, yt, p0 *float64, m, k int)
+
+// panels32 holds the strips and padded rows that dotMNStride32 packs.
+var panels32 = sync.Pool{New: func() any { return new([]float32) }}
+
+func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
+	const w = 16
+	m, k := len(xs[0]), len(ys)
+	j1 := 0
+	if level == AVX512 && k >= w && m > 0 {
+		j1 = k / w * w
+		m16 := (m + w - 1) / w * w
+		pad := m16 != m
+		need := m16 * j1
+		if pad {
+			need += m16 // one padded row of xs at a time
+		}
+		p := panels32.Get().(*[]float32)
+		defer panels32.Put(p)
+		if cap(*p) < need {
+			*p = make([]float32, need)
+		}
+		packed := (*p)[:m16*j1]
+		// Strip s holds ys[s*16 : (s+1)*16] transposed, m16 rows of 16,
+		// the rows past m zero.
+		for j, y := range ys[:j1] {
+			s, c := j/w, j%w
+			strip := packed[s*m16*w:]
+			for t, v := range y {
+				strip[t*w+c] = v
+			}
+			for t := m; t < m16; t++ {
+				strip[t*w+c] = 0
+			}
+		}
+		var xp []float32
+		if pad {
+			xp = (*p)[m16*j1 : m16*j1+m16]
+			clear(xp[m:])
+		}
+		var p0 *float32
+		for a0 := 0; a0 < len(xs); a0 += strideRows {
+			a1 := min(a0+strideRows, len(xs))
+			for j0 := 0; j0 < j1; j0 += w {
+				strip := &packed[j0*m16]
+				for a := a0; a < a1; a++ {
+					x := &xs[a][0]
+					if pad {
+						copy(xp, xs[a])
+						x = &xp[0]
+					}
+					if pattern != nil {
+						p0 = &pattern[a*patStride+j0]
+					}
+					dotCols1x16F32AVX512(&dst[a*stride+j0], x, strip, p0, m16)
+				}
+			}
+		}
+	}
+	if j1 < k {
+		dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, j1, k)
+	}
+}
+
+// dotCols1x16F32AVX512 sets d0[j] = Dot32(x0, y_j) for the 16 columns y_j
+// of the m x 16 matrix at yt (m a positive multiple of 16, x0 padded
+// with zeros to m), or +0 where p0[j] is zero unless p0 is nil.
+//
+//go:noescape
+func dotCols1x16F32AVX512(d0, x0, yt, p0 *float32, m int)

@@ -1,0 +1,232 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDotMNStride checks every entry of DotMNStride against Dot (itself
+// gonum's DotUnitary, TestDot) to the bit, at every level, for lengths
+// with and without a tail of one to three elements, numbers of ys around
+// the strips' 8 and 16, odd numbers of rows (and more than the 64 of a
+// block), a stride wider than a row, with and without a pattern, and
+// guards around the result.
+func TestDotMNStride(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(21, 22))
+		for _, m := range []int{0, 1, 2, 3, 4, 5, 7, 8, 13, 14, 20, 64, 255, 256, 257} {
+			for _, k := range []int{1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 256} {
+				for _, nx := range []int{1, 2, 3, 5, 67} {
+					if m*k*nx > 1<<21 {
+						continue
+					}
+					ys := make([][]float64, k)
+					for j := range ys {
+						ys[j], _ = randVec(rng, m, offsets[j%len(offsets)])
+					}
+					xs := make([][]float64, nx)
+					for a := range xs {
+						xs[a], _ = randVec(rng, m, offsets[a%len(offsets)])
+					}
+					stride := k + 3
+					n := (nx-1)*stride + k
+					for _, withPattern := range []bool{false, true} {
+						var pattern []float64
+						if withPattern {
+							pattern, _ = randVec(rng, nx*k, 0) // a tenth +0, a tenth -0
+							pattern[rng.IntN(len(pattern))] = math.NaN()
+						}
+						dst, backing := randVec(rng, n, 1)
+						for i := range dst {
+							dst[i] = math.NaN()
+						}
+						DotMNStride(dst, stride, xs, ys, pattern, k)
+						checkGuards(t, backing, 1, n)
+						for a, x := range xs {
+							for j, y := range ys {
+								want := Dot(x, y)
+								if pattern != nil && pattern[a*k+j] == 0 {
+									want = 0
+								}
+								if got := dst[a*stride+j]; math.Float64bits(got) != math.Float64bits(want) {
+									t.Fatalf("m=%d k=%d rows=%d pattern %v (%d, %d): %v, want %v", m, k, nx, withPattern, a, j, got, want)
+								}
+							}
+							for j := k; j < stride && a+1 < nx; j++ {
+								if !math.IsNaN(dst[a*stride+j]) {
+									t.Fatalf("m=%d k=%d rows=%d: the gap after row %d was written", m, k, nx, a)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestDotMNStrideNaNPayloads checks that a NaN's payload comes out of
+// DotMNStride as out of Dot: the lanes keep Dot's operand order.
+func TestDotMNStrideNaNPayloads(t *testing.T) {
+	nan := func(p uint64) float64 { return math.Float64frombits(0x7ff8000000000000 | p) }
+	const m, k = 23, 43
+	rng := rand.New(rand.NewPCG(23, 24))
+	ys := make([][]float64, k)
+	for j := range ys {
+		ys[j], _ = randVec(rng, m, 0)
+		for q := range 1 + rng.IntN(3) {
+			ys[j][rng.IntN(m)] = nan(uint64(100*j + 10 + q))
+		}
+	}
+	forLevels(t, func(t *testing.T) {
+		if Current() < AVX2 {
+			t.Skip("the portable sums' operand order is the compiler's")
+		}
+		for _, at := range [][]int{nil, {6}, {1, 21}, {0, 5, 10, 15}, {3, 22}} {
+			x, _ := randVec(rand.New(rand.NewPCG(25, 26)), m, 0)
+			for q, i := range at {
+				x[i] = nan(uint64(1 + q))
+			}
+			xs := [][]float64{x, x, x}
+			got := make([]float64, 3*k)
+			DotMNStride(got, k, xs, ys, nil, 0)
+			for j, y := range ys {
+				want := Dot(x, y)
+				for a := range xs {
+					if math.Float64bits(got[a*k+j]) != math.Float64bits(want) {
+						t.Errorf("x NaN at %v, row %d column %d: %#x, Dot %#x", at, a, j, math.Float64bits(got[a*k+j]), math.Float64bits(want))
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestDotMNStridePanics(t *testing.T) {
+	x := make([]float64, 4)
+	ys := [][]float64{x, x, x, x}
+	for name, f := range map[string]func(){
+		"ragged xs":     func() { DotMNStride(make([]float64, 8), 4, [][]float64{x, x[:3]}, ys, nil, 0) },
+		"ragged ys":     func() { DotMNStride(make([]float64, 8), 4, [][]float64{x, x}, [][]float64{x, x[:2]}, nil, 0) },
+		"narrow dst":    func() { DotMNStride(make([]float64, 8), 3, [][]float64{x, x}, ys, nil, 0) },
+		"short dst":     func() { DotMNStride(make([]float64, 7), 4, [][]float64{x, x}, ys, nil, 0) },
+		"short pattern": func() { DotMNStride(make([]float64, 8), 4, [][]float64{x, x}, ys, make([]float64, 7), 4) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func BenchmarkDotMNStride(b *testing.B) {
+	for _, s := range []struct{ n, m, k int }{{250, 256, 256}, {1375, 20, 256}} {
+		for _, l := range levels() {
+			b.Run(fmt.Sprintf("level=%v/n=%d,m=%d,k=%d", l, s.n, s.m, s.k), func(b *testing.B) {
+				prev := Use(l)
+				defer Use(prev)
+				rng := rand.New(rand.NewPCG(1, 2))
+				xs := make([][]float64, s.n)
+				for a := range xs {
+					xs[a], _ = randVec(rng, s.m, 0)
+				}
+				ys := make([][]float64, s.k)
+				for j := range ys {
+					ys[j], _ = randVec(rng, s.m, 0)
+				}
+				dst := make([]float64, s.n*s.k)
+				for b.Loop() {
+					DotMNStride(dst, s.k, xs, ys, nil, 0)
+				}
+				b.ReportMetric(float64(s.n*s.m*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")
+			})
+		}
+	}
+}
+
+// TestDotMNStride32 checks DotMNStride32 against Dot32's order written
+// out (dot32Go) to the bit, a NaN matching any NaN as for the other
+// float32 kernels, at every level, for lengths that are and are not
+// multiples of 16, numbers of ys around a strip's 16, odd and many rows,
+// a stride wider than a row, with and without a pattern.
+func TestDotMNStride32(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(27, 28))
+		for _, m := range []int{0, 1, 2, 15, 16, 17, 20, 31, 32, 64, 255, 256, 257} {
+			for _, k := range []int{1, 7, 15, 16, 17, 31, 33, 64, 100, 256} {
+				for _, nx := range []int{1, 2, 3, 67} {
+					if m*k*nx > 1<<21 {
+						continue
+					}
+					ys := make([][]float32, k)
+					for j := range ys {
+						ys[j], _ = randVec32(rng, m, j%3, j == 5)
+					}
+					xs := make([][]float32, nx)
+					for a := range xs {
+						xs[a], _ = randVec32(rng, m, a%3, a == 1)
+					}
+					stride := k + 3
+					n := (nx-1)*stride + k
+					for _, withPattern := range []bool{false, true} {
+						var pattern []float32
+						if withPattern {
+							pattern, _ = randVec32(rng, nx*k, 0, true)
+						}
+						dst, backing := randVec32(rng, n, 1, false)
+						for i := range dst {
+							dst[i] = float32(math.NaN())
+						}
+						DotMNStride32(dst, stride, xs, ys, pattern, k)
+						checkGuards32(t, backing, 1, n)
+						for a, x := range xs {
+							got, want := dst[a*stride:a*stride+k], make([]float32, k)
+							for j, y := range ys {
+								if pattern == nil || pattern[a*k+j] != 0 {
+									want[j] = dot32Go(x, y)
+								}
+							}
+							sameBits32(t, fmt.Sprintf("m=%d k=%d rows=%d pattern %v row %d", m, k, nx, withPattern, a), got, want)
+							for j := k; j < stride && a+1 < nx; j++ {
+								if v := dst[a*stride+j]; v == v {
+									t.Fatalf("m=%d k=%d rows=%d: the gap after row %d was written", m, k, nx, a)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkDotMNStride32(b *testing.B) {
+	for _, s := range []struct{ n, m, k int }{{250, 256, 256}, {1375, 256, 256}} {
+		for _, l := range levels() {
+			b.Run(fmt.Sprintf("level=%v/n=%d,m=%d,k=%d", l, s.n, s.m, s.k), func(b *testing.B) {
+				prev := Use(l)
+				defer Use(prev)
+				rng := rand.New(rand.NewPCG(1, 2))
+				xs := make([][]float32, s.n)
+				for a := range xs {
+					xs[a], _ = randVec32(rng, s.m, 0, false)
+				}
+				ys := make([][]float32, s.k)
+				for j := range ys {
+					ys[j], _ = randVec32(rng, s.m, 0, false)
+				}
+				dst := make([]float32, s.n*s.k)
+				for b.Loop() {
+					DotMNStride32(dst, s.k, xs, ys, nil, 0)
+				}
+				b.ReportMetric(float64(s.n*s.m*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")
+			})
+		}
+	}
+}
