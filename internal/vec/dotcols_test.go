@@ -32,11 +32,20 @@ func TestDotMNStride(t *testing.T) {
 					}
 					stride := k + 3
 					n := (nx-1)*stride + k
-					for _, withPattern := range []bool{false, true} {
+					// No pattern, one four fifths non-zero (computed whole)
+					// and one a tenth non-zero (the kept entries alone).
+					for _, withPattern := range []int{0, 1, 2} {
 						var pattern []float64
-						if withPattern {
+						if withPattern > 0 {
 							pattern, _ = randVec(rng, nx*k, 0) // a tenth +0, a tenth -0
 							pattern[rng.IntN(len(pattern))] = math.NaN()
+						}
+						if withPattern == 2 {
+							for i := range pattern {
+								if rng.IntN(10) > 0 {
+									pattern[i] = math.Copysign(0, float64(rng.IntN(2)*2-1))
+								}
+							}
 						}
 						dst, backing := randVec(rng, n, 1)
 						for i := range dst {
@@ -51,7 +60,7 @@ func TestDotMNStride(t *testing.T) {
 									want = 0
 								}
 								if got := dst[a*stride+j]; math.Float64bits(got) != math.Float64bits(want) {
-									t.Fatalf("m=%d k=%d rows=%d pattern %v (%d, %d): %v, want %v", m, k, nx, withPattern, a, j, got, want)
+									t.Fatalf("m=%d k=%d rows=%d pattern %d (%d, %d): %v, want %v", m, k, nx, withPattern, a, j, got, want)
 								}
 							}
 							for j := k; j < stride && a+1 < nx; j++ {
@@ -68,10 +77,11 @@ func TestDotMNStride(t *testing.T) {
 }
 
 // TestDotMNStrideNaNPayloads checks that a NaN's payload comes out of
-// DotMNStride as out of Dot: the lanes keep Dot's operand order.
+// DotMNStride as out of Dot: the lanes keep Dot's operand order, with a
+// pattern or without, computed whole or by the kept entries.
 func TestDotMNStrideNaNPayloads(t *testing.T) {
 	nan := func(p uint64) float64 { return math.Float64frombits(0x7ff8000000000000 | p) }
-	const m, k = 23, 43
+	const m, k = 67, 43 // m past keptMinLen, with a tail of three
 	rng := rand.New(rand.NewPCG(23, 24))
 	ys := make([][]float64, k)
 	for j := range ys {
@@ -84,19 +94,30 @@ func TestDotMNStrideNaNPayloads(t *testing.T) {
 		if Current() < AVX2 {
 			t.Skip("the portable sums' operand order is the compiler's")
 		}
-		for _, at := range [][]int{nil, {6}, {1, 21}, {0, 5, 10, 15}, {3, 22}} {
+		for _, at := range [][]int{nil, {6}, {1, 21}, {0, 5, 10, 15}, {3, 66}} {
 			x, _ := randVec(rand.New(rand.NewPCG(25, 26)), m, 0)
 			for q, i := range at {
 				x[i] = nan(uint64(1 + q))
 			}
 			xs := [][]float64{x, x, x}
-			got := make([]float64, 3*k)
-			DotMNStride(got, k, xs, ys, nil, 0)
-			for j, y := range ys {
-				want := Dot(x, y)
-				for a := range xs {
-					if math.Float64bits(got[a*k+j]) != math.Float64bits(want) {
-						t.Errorf("x NaN at %v, row %d column %d: %#x, Dot %#x", at, a, j, math.Float64bits(got[a*k+j]), math.Float64bits(want))
+			for _, kept := range []int{1, k} { // every entry non-zero, one a row (the kept entries alone)
+				pattern := make([]float64, 3*k)
+				for i := range pattern {
+					if i%kept == 0 {
+						pattern[i] = 1
+					}
+				}
+				got := make([]float64, 3*k)
+				DotMNStride(got, k, xs, ys, pattern, k)
+				for j, y := range ys {
+					want := Dot(x, y)
+					for a := range xs {
+						if pattern[a*k+j] == 0 {
+							want = 0
+						}
+						if math.Float64bits(got[a*k+j]) != math.Float64bits(want) {
+							t.Errorf("x NaN at %v, 1 in %d kept, row %d column %d: %#x, Dot %#x", at, kept, a, j, math.Float64bits(got[a*k+j]), math.Float64bits(want))
+						}
 					}
 				}
 			}
