@@ -16,11 +16,11 @@ const strideRows = 64
 // keptShare is the share of non-zero entries of a pattern from which
 // dotMNStride computes every entry (zeroing the others) rather than the
 // kept ones alone, each a vec.DotN of the row with the kept ys: at AVX-512
-// a strip computes an entry about four times as fast as DotN a kept one
+// a strip computes an entry about five times as fast as DotN a kept one
 // (m = 256), at AVX2 about 1.6 times (BenchmarkMulTransB). For m below
 // keptMinLen DotN's cost per dot product dominates and every entry is
 // computed.
-var keptShare = [...]float64{AVX2: 0.6, AVX512: 0.25}
+var keptShare = [...]float64{AVX2: 0.6, AVX512: 0.2}
 
 const keptMinLen = 64
 
@@ -158,7 +158,17 @@ func dotCols1x8AVX2(d0, x0, yt, p0 *float64, m, k int)
 // panels32 holds the strips and padded rows that dotMNStride32 packs.
 var panels32 = sync.Pool{New: func() any { return new([]float32) }}
 
+// keptShare32 is keptShare for dotMNStride32 at AVX-512, where a strip
+// takes one row at a time (its sixteen partial sums a column fill the
+// registers) and DotN32 computes four kept entries at once:
+// BenchmarkDotMNStride32 has them cross at about 0.4.
+var keptShare32 = 0.4
+
 func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
+	if pattern != nil && level == AVX512 && len(xs[0]) >= keptMinLen && share32(pattern, patStride, len(xs), len(ys)) < keptShare32 {
+		dotMNKept32(dst, stride, xs, ys, pattern, patStride)
+		return
+	}
 	const w = 16
 	m, k := len(xs[0]), len(ys)
 	j1 := 0
@@ -215,6 +225,60 @@ func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []floa
 	if j1 < k {
 		dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, j1, k)
 	}
+}
+
+// share32 is share for a float32 pattern.
+func share32(pattern []float32, stride, rows, k int) float64 {
+	step := max(1, rows/32)
+	kept, all := 0, 0
+	for i := 0; i < rows; i += step {
+		for _, v := range pattern[i*stride : i*stride+k] {
+			if v != 0 {
+				kept++
+			}
+		}
+		all += k
+	}
+	return float64(kept) / float64(all)
+}
+
+// keptBufs32 holds dotMNKept32's buffers.
+type keptBufs32 struct {
+	ys  [][]float32
+	idx []int
+	out []float32
+}
+
+var kepts32 = sync.Pool{New: func() any { return new(keptBufs32) }}
+
+// dotMNKept32 is dotMNKept in float32 (DotN32 a row).
+func dotMNKept32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
+	k := len(ys)
+	b := kepts32.Get().(*keptBufs32)
+	defer kepts32.Put(b)
+	if cap(b.ys) < k {
+		b.ys, b.idx, b.out = make([][]float32, k), make([]int, k), make([]float32, k)
+	}
+	sel, idx, out := b.ys[:k], b.idx[:k], b.out[:k]
+	for a, x := range xs {
+		n := 0
+		for j, v := range pattern[a*patStride : a*patStride+k] {
+			idx[n] = j // kept when v != 0, without a branch to mispredict
+			if v != 0 {
+				n++
+			}
+		}
+		for q, j := range idx[:n] {
+			sel[q] = ys[j]
+		}
+		dotN32(out[:n], x, sel[:n])
+		row := dst[a*stride : a*stride+k]
+		clear(row)
+		for q, j := range idx[:n] {
+			row[j] = out[q]
+		}
+	}
+	clear(sel) // no references kept in the pool
 }
 
 // dotCols1x16F32AVX512 sets d0[j] = Dot32(x0, y_j) for the 16 columns y_j

@@ -195,10 +195,19 @@ func TestDotMNStride32(t *testing.T) {
 					}
 					stride := k + 3
 					n := (nx-1)*stride + k
-					for _, withPattern := range []bool{false, true} {
+					// No pattern, one mostly non-zero (computed whole) and one
+					// a tenth non-zero (the kept entries alone).
+					for _, withPattern := range []int{0, 1, 2} {
 						var pattern []float32
-						if withPattern {
+						if withPattern > 0 {
 							pattern, _ = randVec32(rng, nx*k, 0, true)
+						}
+						if withPattern == 2 {
+							for i := range pattern {
+								if rng.IntN(10) > 0 {
+									pattern[i] = float32(math.Copysign(0, float64(rng.IntN(2)*2-1)))
+								}
+							}
 						}
 						dst, backing := randVec32(rng, n, 1, false)
 						for i := range dst {
@@ -213,7 +222,7 @@ func TestDotMNStride32(t *testing.T) {
 									want[j] = dot32Go(x, y)
 								}
 							}
-							sameBits32(t, fmt.Sprintf("m=%d k=%d rows=%d pattern %v row %d", m, k, nx, withPattern, a), got, want)
+							sameBits32(t, fmt.Sprintf("m=%d k=%d rows=%d pattern %d row %d", m, k, nx, withPattern, a), got, want)
 							for j := k; j < stride && a+1 < nx; j++ {
 								if v := dst[a*stride+j]; v == v {
 									t.Fatalf("m=%d k=%d rows=%d: the gap after row %d was written", m, k, nx, a)
@@ -227,27 +236,44 @@ func TestDotMNStride32(t *testing.T) {
 	})
 }
 
+// BenchmarkDotMNStride32 times the float32 products without a pattern
+// and with patterns of a fifth, 0.3 and half non-zero entries, the
+// kept=1 cases at every level, the others at the best.
 func BenchmarkDotMNStride32(b *testing.B) {
 	for _, s := range []struct{ n, m, k int }{{250, 256, 256}, {1375, 256, 256}} {
 		for _, l := range levels() {
-			b.Run(fmt.Sprintf("level=%v/n=%d,m=%d,k=%d", l, s.n, s.m, s.k), func(b *testing.B) {
-				prev := Use(l)
-				defer Use(prev)
-				rng := rand.New(rand.NewPCG(1, 2))
-				xs := make([][]float32, s.n)
-				for a := range xs {
-					xs[a], _ = randVec32(rng, s.m, 0, false)
+			for _, kept := range []float64{1, 0.5, 0.3, 0.2} {
+				if kept < 1 && l != Best() {
+					continue
 				}
-				ys := make([][]float32, s.k)
-				for j := range ys {
-					ys[j], _ = randVec32(rng, s.m, 0, false)
-				}
-				dst := make([]float32, s.n*s.k)
-				for b.Loop() {
-					DotMNStride32(dst, s.k, xs, ys, nil, 0)
-				}
-				b.ReportMetric(float64(s.n*s.m*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")
-			})
+				b.Run(fmt.Sprintf("level=%v/n=%d,m=%d,k=%d,kept=%v", l, s.n, s.m, s.k, kept), func(b *testing.B) {
+					prev := Use(l)
+					defer Use(prev)
+					rng := rand.New(rand.NewPCG(1, 2))
+					xs := make([][]float32, s.n)
+					for a := range xs {
+						xs[a], _ = randVec32(rng, s.m, 0, false)
+					}
+					ys := make([][]float32, s.k)
+					for j := range ys {
+						ys[j], _ = randVec32(rng, s.m, 0, false)
+					}
+					var pattern []float32
+					if kept < 1 {
+						pattern = make([]float32, s.n*s.k)
+						for i := range pattern {
+							if rng.Float64() < kept {
+								pattern[i] = 1
+							}
+						}
+					}
+					dst := make([]float32, s.n*s.k)
+					for b.Loop() {
+						DotMNStride32(dst, s.k, xs, ys, pattern, s.k)
+					}
+					b.ReportMetric(float64(s.n*s.m*s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")
+				})
+			}
 		}
 	}
 }
