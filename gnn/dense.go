@@ -159,6 +159,10 @@ func convAddSkip(dst, x, w *mat.Dense, width int) {
 	}
 }
 
+// narrowTrans is the widest product that mulTransAddSkip sums by
+// vec.TransSums (a classifier's weight gradient, C or 2C columns).
+const narrowTrans = 32
+
 // transBlock is the number of rows of x and p that mulTransAddSkip takes
 // at a time; their strips of p stay in cache while it walks dst.
 const transBlock = 256
@@ -173,6 +177,26 @@ func mulTransAddSkip(dst, x, p *mat.Dense) {
 	m, k := d.Cols, xr.Cols
 	b := getTerms()
 	defer putTerms(b)
+	if m <= narrowTrans {
+		// The narrow product sums the rows of x as they are, eight
+		// columns of x to a register, into dst transposed: the same
+		// sums, without gathering the terms of every column.
+		dt := b.out(m * k)
+		for j := range k {
+			for c, v := range d.Data[j*d.Stride : j*d.Stride+m] {
+				dt[c*k+j] = v
+			}
+		}
+		if vec.TransSums(dt, k, xr.Data, xr.Stride, pr.Data, pr.Stride, xr.Rows, m) {
+			for j := range k {
+				row := d.Data[j*d.Stride : j*d.Stride+m]
+				for c := range row {
+					row[c] = dt[c*k+j]
+				}
+			}
+			return
+		}
+	}
 	for i0 := 0; i0 < xr.Rows; i0 += transBlock {
 		i1 := min(i0+transBlock, xr.Rows)
 		if noZeros(xr.Data[i0*xr.Stride:], i1-i0, k, xr.Stride) {

@@ -57,3 +57,7 @@ func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
 	dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, 0, len(ys))
 }
+
+func transSums(dt []float64, k int, x []float64, xStride int, p []float64, pStride, n, m int) bool {
+	return false
+}
