@@ -227,8 +227,10 @@ const transRows, transCols = 16, 64
 // then nil). Every entry is one dot product (dot's order). For m >=
 // shortLoop the product is vec.DotMNStride of the rows of p and w, which
 // computes every entry (those the pattern zeroes too, and zeroes them),
-// and mulTransBAdd's sum vec.DotMN in blocks of transRows x transCols;
-// a shorter m goes to mulTransBShort.
+// and mulTransBAdd's sum vec.DotMN in blocks of transRows x transCols.
+// A shorter m sums each entry in sequence (mulTransBShort's order):
+// vec.SeqDotMNStride where the level has it, mulTransBShort otherwise and
+// for mulTransBAdd.
 func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 	d, pr, wr := dst.RawMatrix(), p.RawMatrix(), w.RawMatrix()
 	m, k := pr.Cols, d.Cols
@@ -239,6 +241,14 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		pat, patStride = raw.Data, raw.Stride
 	}
 	if m < shortLoop {
+		if !add {
+			b := getTerms()
+			defer putTerms(b)
+			xs, ys := b.factorRows(pr, wr)
+			if vec.SeqDotMNStride(d.Data, d.Stride, xs, ys, pat, patStride) {
+				return
+			}
+		}
 		mulTransBShort(d, pr, wr, pat, patStride, add)
 		return
 	}

@@ -16,6 +16,48 @@ import "fmt"
 // stride >= len(ys) and dst (and pattern, at patStride >= len(ys)) hold
 // len(xs) rows.
 func DotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
+	checkMNStride("DotMNStride", dst, stride, xs, ys, pattern, patStride)
+	if len(xs) == 0 || len(ys) == 0 {
+		return
+	}
+	if len(xs[0]) == 0 {
+		for a := range xs {
+			clear(dst[a*stride : a*stride+len(ys)])
+		}
+		return
+	}
+	dotMNStride(dst, stride, xs, ys, pattern, patStride, false)
+}
+
+// SeqDotMNStride is DotMNStride with every entry summed in sequence from
+// +0, the order of a plain loop,
+//
+//	dst[a*stride+j] = (((+0 + xs[a][0]*ys[j][0]) + xs[a][1]*ys[j][1]) + ...)
+//
+// (each product, then each sum rounded), or +0 where the pattern is zero,
+// packing ys in strips as DotMNStride does. It returns false, leaving dst
+// as it was, at a level without its kernel (below AVX-512).
+func SeqDotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) bool {
+	checkMNStride("SeqDotMNStride", dst, stride, xs, ys, pattern, patStride)
+	if level < AVX512 {
+		return false
+	}
+	if len(xs) == 0 || len(ys) == 0 {
+		return true
+	}
+	if len(xs[0]) == 0 {
+		for a := range xs {
+			clear(dst[a*stride : a*stride+len(ys)])
+		}
+		return true
+	}
+	dotMNStride(dst, stride, xs, ys, pattern, patStride, true)
+	return true
+}
+
+// checkMNStride panics unless the arguments of DotMNStride (named name)
+// have matching shapes.
+func checkMNStride(name string, dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
 	k := len(ys)
 	if len(xs) == 0 || k == 0 {
 		return
@@ -23,37 +65,39 @@ func DotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 	m := len(xs[0])
 	for a, x := range xs {
 		if len(x) != m {
-			panic(fmt.Sprintf("vec: DotMNStride: x %d has length %d, want %d", a, len(x), m))
+			panic(fmt.Sprintf("vec: %s: x %d has length %d, want %d", name, a, len(x), m))
 		}
 	}
 	for j, y := range ys {
 		if len(y) != m {
-			panic(fmt.Sprintf("vec: DotMNStride: y %d has length %d, want %d", j, len(y), m))
+			panic(fmt.Sprintf("vec: %s: y %d has length %d, want %d", name, j, len(y), m))
 		}
 	}
 	last := (len(xs)-1)*stride + k
 	if stride < k || len(dst) < last {
-		panic(fmt.Sprintf("vec: DotMNStride: dst of %d with stride %d for %d x %d results", len(dst), stride, len(xs), k))
+		panic(fmt.Sprintf("vec: %s: dst of %d with stride %d for %d x %d results", name, len(dst), stride, len(xs), k))
 	}
 	if pattern != nil && (patStride < k || len(pattern) < (len(xs)-1)*patStride+k) {
-		panic(fmt.Sprintf("vec: DotMNStride: pattern of %d with stride %d for %d x %d results", len(pattern), patStride, len(xs), k))
+		panic(fmt.Sprintf("vec: %s: pattern of %d with stride %d for %d x %d results", name, len(pattern), patStride, len(xs), k))
 	}
-	if m == 0 {
-		for a := range xs {
-			clear(dst[a*stride : a*stride+k])
-		}
-		return
-	}
-	dotMNStride(dst, stride, xs, ys, pattern, patStride)
 }
 
-// dotMNStrideGo is DotMNStride for the columns j0 <= j < j1.
-func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j0, j1 int) {
+// dotMNStrideGo is DotMNStride (SeqDotMNStride if seq) for the columns
+// j0 <= j < j1.
+func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j0, j1 int, seq bool) {
 	for a, x := range xs {
 		row := dst[a*stride : a*stride+j1]
 		for j := j0; j < j1; j++ {
 			if pattern != nil && pattern[a*patStride+j] == 0 {
 				row[j] = 0
+				continue
+			}
+			if seq {
+				var sum float64
+				for t, v := range x {
+					sum += float64(v * ys[j][t])
+				}
+				row[j] = sum
 				continue
 			}
 			row[j] = dot(x, ys[j])

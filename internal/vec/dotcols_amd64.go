@@ -24,8 +24,8 @@ var keptShare = [...]float64{AVX2: 0.6, AVX512: 0.2}
 
 const keptMinLen = 64
 
-func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
-	if pattern != nil && level >= AVX2 && len(xs[0]) >= keptMinLen && share(pattern, patStride, len(xs), len(ys)) < keptShare[level] {
+func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int, seq bool) {
+	if !seq && pattern != nil && level >= AVX2 && len(xs[0]) >= keptMinLen && share(pattern, patStride, len(xs), len(ys)) < keptShare[level] {
 		dotMNKept(dst, stride, xs, ys, pattern, patStride)
 		return
 	}
@@ -75,13 +75,17 @@ func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 					if pattern != nil {
 						p0, p1 = &pattern[a*patStride+j0], &pattern[b*patStride+j0]
 					}
+					if seq {
+						dotColsSeq2x16AVX512(&dst[a*stride+j0], &dst[b*stride+j0], &xs[a][0], &xs[b][0], strip, p0, p1, m, w)
+						continue
+					}
 					dotCols2x16AVX512(&dst[a*stride+j0], &dst[b*stride+j0], &xs[a][0], &xs[b][0], strip, p0, p1, m, w)
 				}
 			}
 		}
 	}
 	if j1 < k {
-		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k)
+		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k, seq)
 	}
 }
 
@@ -147,6 +151,12 @@ func dotMNKept(dst []float64, stride int, xs, ys [][]float64, pattern []float64,
 //
 //go:noescape
 func dotCols2x16AVX512(d0, d1, x0, x1, yt, p0, p1 *float64, m, k int)
+
+// dotColsSeq2x16AVX512 is dotCols2x16AVX512 with every lane summed in
+// sequence from +0.
+//
+//go:noescape
+func dotColsSeq2x16AVX512(d0, d1, x0, x1, yt, p0, p1 *float64, m, k int)
 
 // dotCols1x8AVX2 sets d0[j] = Dot(x0, y_j) for the 8 columns y_j of the
 // m x k matrix at yt (m >= 1), or +0 where p0[j] is zero unless p0 is

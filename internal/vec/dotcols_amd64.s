@@ -386,3 +386,62 @@ store32:
 	VMOVUPS Z0, (DI)
 	VZEROUPPER
 	RET
+
+// func dotColsSeq2x16AVX512(d0, d1, x0, x1, yt, p0, p1 *float64, m, k int)
+//
+// dotCols2x16AVX512 with each lane summed in sequence from +0: d0[j] =
+// (((+0 + x0[0]*y_j[0]) + x0[1]*y_j[1]) + ...), the order of a plain loop.
+TEXT ·dotColsSeq2x16AVX512(SB), NOSPLIT, $0-72
+	MOVQ d0+0(FP), DI
+	MOVQ d1+8(FP), DX
+	MOVQ x0+16(FP), SI
+	MOVQ x1+24(FP), R8
+	MOVQ yt+32(FP), R9
+	MOVQ m+56(FP), CX
+	MOVQ k+64(FP), R11
+	SHLQ $3, R11
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	XORQ AX, AX
+
+loopseq:
+	VMOVUPD (R9), Z16
+	VMOVUPD 64(R9), Z17
+	VBROADCASTSD (SI)(AX*8), Z18
+	VBROADCASTSD (R8)(AX*8), Z19
+	VMULPD Z16, Z18, Z20
+	VMULPD Z17, Z18, Z21
+	VMULPD Z16, Z19, Z22
+	VMULPD Z17, Z19, Z23
+	VADDPD Z20, Z0, Z0
+	VADDPD Z21, Z1, Z1
+	VADDPD Z22, Z8, Z8
+	VADDPD Z23, Z9, Z9
+	ADDQ R11, R9
+	INCQ AX
+	CMPQ AX, CX
+	JL   loopseq
+
+	MOVQ  p0+40(FP), R13
+	TESTQ R13, R13
+	JZ    storeseq
+	MOVQ  p1+48(FP), R14
+	VPXORQ Z31, Z31, Z31
+	VCMPPD $4, (R13), Z31, K1
+	VCMPPD $4, 64(R13), Z31, K2
+	VCMPPD $4, (R14), Z31, K3
+	VCMPPD $4, 64(R14), Z31, K4
+	VMOVUPD.Z Z0, K1, Z0
+	VMOVUPD.Z Z1, K2, Z1
+	VMOVUPD.Z Z8, K3, Z8
+	VMOVUPD.Z Z9, K4, Z9
+
+storeseq:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z8, (DX)
+	VMOVUPD Z9, 64(DX)
+	VZEROUPPER
+	RET

@@ -277,3 +277,79 @@ func BenchmarkDotMNStride32(b *testing.B) {
 		}
 	}
 }
+
+// TestSeqDotMNStride checks SeqDotMNStride against RowSums on the rows of
+// ys transposed (the terms xs[a][t], row t), which sums in the same
+// sequence from +0 with the same operand order: bit for bit, NaN payloads
+// included, with and without a pattern, zeros of both signs, infinities
+// and NaNs.
+func TestSeqDotMNStride(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(41, 42))
+		for _, m := range []int{0, 1, 2, 5, 12, 14, 15, 20} {
+			for _, k := range []int{1, 7, 15, 16, 17, 33, 256} {
+				for _, nx := range []int{1, 2, 3, 67} {
+					ys := make([][]float64, k)
+					yt := make([]float64, m*k) // ys transposed, m x k
+					for j := range ys {
+						ys[j], _ = randVec(rng, m, offsets[j%len(offsets)])
+						if j%5 == 1 && m > 0 {
+							ys[j][rng.IntN(m)] = math.Inf(1)
+						}
+						if j%3 == 2 && m > 0 { // a NaN of its own payload
+							ys[j][rng.IntN(m)] = math.Float64frombits(0x7ff8000000000000 | uint64(100+j))
+						}
+						for q, v := range ys[j] {
+							yt[q*k+j] = v
+						}
+					}
+					xs := make([][]float64, nx)
+					for a := range xs {
+						xs[a], _ = randVec(rng, m, offsets[a%len(offsets)])
+						if a%3 == 2 && m > 0 {
+							xs[a][rng.IntN(m)] = math.NaN()
+						}
+					}
+					for _, withPattern := range []bool{false, true} {
+						var pattern []float64
+						if withPattern {
+							pattern, _ = randVec(rng, nx*k, 0)
+						}
+						stride := k + 3
+						dst := make([]float64, (nx-1)*stride+k)
+						for i := range dst {
+							dst[i] = math.NaN()
+						}
+						if !SeqDotMNStride(dst, stride, xs, ys, pattern, k) {
+							if Current() >= AVX512 {
+								t.Fatalf("SeqDotMNStride refused at %v", Current())
+							}
+							continue
+						}
+						want := make([]float64, nx*k)
+						var terms []Term
+						n := make([]int, nx)
+						for a, x := range xs {
+							for q, v := range x {
+								terms = append(terms, Term{Off: q * k, A: v})
+							}
+							n[a] = m
+						}
+						RowSums(want, k, k, yt, terms, n, true)
+						for a := range xs {
+							for j := range k {
+								w := want[a*k+j]
+								if pattern != nil && pattern[a*k+j] == 0 {
+									w = 0
+								}
+								if got := dst[a*stride+j]; math.Float64bits(got) != math.Float64bits(w) {
+									t.Fatalf("m=%d k=%d rows=%d pattern %v (%d, %d): %#x, RowSums %#x", m, k, nx, withPattern, a, j, math.Float64bits(got), math.Float64bits(w))
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
