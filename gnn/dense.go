@@ -218,16 +218,15 @@ func mulTransB(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, pattern
 // mulTransBAdd adds p * w^T to dst (shapes as for mulTransB).
 func mulTransBAdd(dst, p, w *mat.Dense) { mulTransBRows(dst, p, w, nil, true) }
 
-// transRows and transCols are the numbers of rows of p and of w whose
-// dot products mulTransBAdd computes in one kernel call: every row of w
-// is read once for transRows rows of p.
-const transRows, transCols = 16, 64
+// transRows is the number of rows of p whose products mulTransBAdd
+// computes at once, before adding them to dst.
+const transRows = 64
 
 // mulTransBRows is mulTransB, or mulTransBAdd if add is set (pattern is
 // then nil). Every entry is one dot product (dot's order). For m >=
 // shortLoop the product is vec.DotMNStride of the rows of p and w, which
 // computes every entry (those the pattern zeroes too, and zeroes them),
-// and mulTransBAdd's sum vec.DotMN in blocks of transRows x transCols.
+// and mulTransBAdd's sum the same in blocks of transRows rows.
 // A shorter m sums each entry in sequence (mulTransBShort's order):
 // vec.SeqDotMNStride where the level has it, mulTransBShort otherwise and
 // for mulTransBAdd.
@@ -252,32 +251,22 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		mulTransBShort(d, pr, wr, pat, patStride, add)
 		return
 	}
+	b := getTerms()
+	defer putTerms(b)
+	xs, ys := b.factorRows(pr, wr)
 	if !add {
-		b := getTerms()
-		defer putTerms(b)
-		xs, ys := b.factorRows(pr, wr)
 		vec.DotMNStride(d.Data, d.Stride, xs, ys, pat, patStride)
 		return
 	}
-	var xs [transRows][]float64
-	var ys [transCols][]float64
-	var out [transRows * transCols]float64
+	// The sum goes through b's memory, transRows rows at a time.
+	out := b.out(transRows * k)
 	for i0 := 0; i0 < d.Rows; i0 += transRows {
 		nx := min(transRows, d.Rows-i0)
+		vec.DotMNStride(out, k, xs[i0:i0+nx], ys, nil, 0)
 		for a := range nx {
-			xs[a] = pr.Data[(i0+a)*pr.Stride : (i0+a)*pr.Stride+m]
-		}
-		for j0 := 0; j0 < k; j0 += transCols {
-			nj := min(transCols, k-j0)
-			for t := range nj {
-				ys[t] = wr.Data[(j0+t)*wr.Stride : (j0+t)*wr.Stride+m]
-			}
-			vec.DotMN(out[:nx*nj], xs[:nx], ys[:nj])
-			for a := range nx {
-				row := d.Data[(i0+a)*d.Stride+j0 : (i0+a)*d.Stride+j0+nj]
-				for t, v := range out[a*nj : (a+1)*nj] {
-					row[t] += v
-				}
+			row := d.Data[(i0+a)*d.Stride : (i0+a)*d.Stride+k]
+			for j, v := range out[a*k : (a+1)*k] {
+				row[j] += v
 			}
 		}
 	}
