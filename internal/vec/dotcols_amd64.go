@@ -84,8 +84,41 @@ func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 			}
 		}
 	}
+	if j1 < k && seq {
+		seqTail(dst, stride, xs, ys, pattern, patStride, j1)
+		return
+	}
 	if j1 < k {
-		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k, seq)
+		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k, false)
+	}
+}
+
+// seqTail is SeqDotMNStride for the columns from j1 on (fewer than a
+// strip): row sums of the tail of ys transposed, with the terms xs[a][t]
+// (vec.RowSums' kernel, whose order and operand order are the strips').
+func seqTail(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j1 int) {
+	m, r := len(xs[0]), len(ys)-j1
+	yt := make([]float64, m*r)
+	for c, y := range ys[j1:] {
+		for t, v := range y {
+			yt[t*r+c] = v
+		}
+	}
+	terms := make([]Term, m)
+	n := []int{m}
+	for a, x := range xs {
+		for t, v := range x {
+			terms[t] = Term{Off: t * r, A: v}
+		}
+		row := dst[a*stride+j1 : a*stride+j1+r]
+		rowSums(row, r, r, yt, terms, n, true)
+		if pattern != nil {
+			for c, p := range pattern[a*patStride+j1 : a*patStride+j1+r] {
+				if p == 0 {
+					row[c] = 0
+				}
+			}
+		}
 	}
 }
 
