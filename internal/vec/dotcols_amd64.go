@@ -124,7 +124,7 @@ func seqTail(dst []float64, stride int, xs, ys [][]float64, pattern []float64, p
 
 // share returns the share of non-zero entries of the rows x k pattern,
 // judged on at most 32 rows spread over it.
-func share(pattern []float64, stride, rows, k int) float64 {
+func share[T float32 | float64](pattern []T, stride, rows, k int) float64 {
 	step := max(1, rows/32)
 	kept, all := 0, 0
 	for i := 0; i < rows; i += step {
@@ -208,7 +208,7 @@ var panels32 = sync.Pool{New: func() any { return new([]float32) }}
 var keptShare32 = 0.4
 
 func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
-	if pattern != nil && level == AVX512 && len(xs[0]) >= keptMinLen && share32(pattern, patStride, len(xs), len(ys)) < keptShare32 {
+	if pattern != nil && level == AVX512 && len(xs[0]) >= keptMinLen && share(pattern, patStride, len(xs), len(ys)) < keptShare32 {
 		dotMNKept32(dst, stride, xs, ys, pattern, patStride)
 		return
 	}
@@ -268,21 +268,6 @@ func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []floa
 	if j1 < k {
 		dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, j1, k)
 	}
-}
-
-// share32 is share for a float32 pattern.
-func share32(pattern []float32, stride, rows, k int) float64 {
-	step := max(1, rows/32)
-	kept, all := 0, 0
-	for i := 0; i < rows; i += step {
-		for _, v := range pattern[i*stride : i*stride+k] {
-			if v != 0 {
-				kept++
-			}
-		}
-		all += k
-	}
-	return float64(kept) / float64(all)
 }
 
 // keptBufs32 holds dotMNKept32's buffers.
