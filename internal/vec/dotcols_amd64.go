@@ -16,11 +16,11 @@ const strideRows = 64
 // keptShare is the share of non-zero entries of a pattern from which
 // dotMNStride computes every entry (zeroing the others) rather than the
 // kept ones alone, each a vec.DotN of the row with the kept ys: at AVX-512
-// a strip computes an entry about five times as fast as DotN a kept one
+// a strip computes an entry about four times as fast as DotN a kept one
 // (m = 256), at AVX2 about 1.6 times (BenchmarkMulTransB). For m below
 // keptMinLen DotN's cost per dot product dominates and every entry is
 // computed.
-var keptShare = [...]float64{AVX2: 0.6, AVX512: 0.2}
+var keptShare = [...]float64{AVX2: 0.6, AVX512: 0.25}
 
 const keptMinLen = 64
 
@@ -140,9 +140,9 @@ func share[T float32 | float64](pattern []T, stride, rows, k int) float64 {
 
 // keptBufs holds dotMNKept's buffers.
 type keptBufs struct {
-	ys  [][]float64
-	idx []int
-	out []float64
+	ys   [][]float64
+	kept []Term
+	out  []float64
 }
 
 var kepts = sync.Pool{New: func() any { return new(keptBufs) }}
@@ -154,25 +154,19 @@ func dotMNKept(dst []float64, stride int, xs, ys [][]float64, pattern []float64,
 	b := kepts.Get().(*keptBufs)
 	defer kepts.Put(b)
 	if cap(b.ys) < k {
-		b.ys, b.idx, b.out = make([][]float64, k), make([]int, k), make([]float64, k)
+		b.ys, b.kept, b.out = make([][]float64, k), make([]Term, k+NonzeroTermsSlack), make([]float64, k)
 	}
-	sel, idx, out := b.ys[:k], b.idx[:k], b.out[:k]
+	sel, kept, out := b.ys[:k], b.kept[:k+NonzeroTermsSlack], b.out[:k]
 	for a, x := range xs {
-		n := 0
-		for j, v := range pattern[a*patStride : a*patStride+k] {
-			idx[n] = j // kept when v != 0, without a branch to mispredict
-			if v != 0 {
-				n++
-			}
-		}
-		for q, j := range idx[:n] {
-			sel[q] = ys[j]
+		n := nonzeroTerms(kept, pattern[a*patStride:a*patStride+k], 1) // Off: the column
+		for q, t := range kept[:n] {
+			sel[q] = ys[t.Off]
 		}
 		dotN(out[:n], x, sel[:n])
 		row := dst[a*stride : a*stride+k]
 		clear(row)
-		for q, j := range idx[:n] {
-			row[j] = out[q]
+		for q, t := range kept[:n] {
+			row[t.Off] = out[q]
 		}
 	}
 	clear(sel) // no references kept in the pool
@@ -272,9 +266,9 @@ func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []floa
 
 // keptBufs32 holds dotMNKept32's buffers.
 type keptBufs32 struct {
-	ys  [][]float32
-	idx []int
-	out []float32
+	ys   [][]float32
+	kept []Term32
+	out  []float32
 }
 
 var kepts32 = sync.Pool{New: func() any { return new(keptBufs32) }}
@@ -285,25 +279,19 @@ func dotMNKept32(dst []float32, stride int, xs, ys [][]float32, pattern []float3
 	b := kepts32.Get().(*keptBufs32)
 	defer kepts32.Put(b)
 	if cap(b.ys) < k {
-		b.ys, b.idx, b.out = make([][]float32, k), make([]int, k), make([]float32, k)
+		b.ys, b.kept, b.out = make([][]float32, k), make([]Term32, k+NonzeroTermsSlack), make([]float32, k)
 	}
-	sel, idx, out := b.ys[:k], b.idx[:k], b.out[:k]
+	sel, kept, out := b.ys[:k], b.kept[:k+NonzeroTermsSlack], b.out[:k]
 	for a, x := range xs {
-		n := 0
-		for j, v := range pattern[a*patStride : a*patStride+k] {
-			idx[n] = j // kept when v != 0, without a branch to mispredict
-			if v != 0 {
-				n++
-			}
-		}
-		for q, j := range idx[:n] {
-			sel[q] = ys[j]
+		n := nonzeroTerms32(kept, pattern[a*patStride:a*patStride+k], 1) // Off: the column
+		for q, t := range kept[:n] {
+			sel[q] = ys[t.Off]
 		}
 		dotN32(out[:n], x, sel[:n])
 		row := dst[a*stride : a*stride+k]
 		clear(row)
-		for q, j := range idx[:n] {
-			row[j] = out[q]
+		for q, t := range kept[:n] {
+			row[t.Off] = out[q]
 		}
 	}
 	clear(sel) // no references kept in the pool
