@@ -239,21 +239,15 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 		raw := pattern.RawMatrix()
 		pat, patStride = raw.Data, raw.Stride
 	}
-	if m < shortLoop {
-		if !add {
-			b := getTerms()
-			defer putTerms(b)
-			xs, ys := b.factorRows(pr, wr)
-			if vec.SeqDotMNStride(d.Data, d.Stride, xs, ys, pat, patStride) {
-				return
-			}
-		}
-		mulTransBShort(d, pr, wr, pat, patStride, add)
-		return
-	}
 	b := getTerms()
 	defer putTerms(b)
 	xs, ys := b.factorRows(pr, wr)
+	if m < shortLoop {
+		if add || !vec.SeqDotMNStride(d.Data, d.Stride, xs, ys, pat, patStride) {
+			mulTransBShort(b, d, pr, wr, pat, patStride, add)
+		}
+		return
+	}
 	if !add {
 		vec.DotMNStride(d.Data, d.Stride, xs, ys, pat, patStride)
 		return
@@ -292,10 +286,8 @@ func (b *terms) factorRows(p, w blas64.General) (ps, ws [][]float64) {
 // the dot product summed in sequence from +0: row i of the result is the
 // sum of p_it times row t of w^T for t = 0 .. m-1 in order, which
 // vec.RowSums computes with the same roundings, several rows at a time.
-func mulTransBShort(d, pr, wr blas64.General, pat []float64, patStride int, add bool) {
+func mulTransBShort(b *terms, d, pr, wr blas64.General, pat []float64, patStride int, add bool) {
 	m, k := pr.Cols, d.Cols
-	b := getTerms()
-	defer putTerms(b)
 	wt := b.transpose(wr) // m x k
 	res := d.Data
 	resStride := d.Stride

@@ -82,22 +82,13 @@ func checkMNStride(name string, dst []float64, stride int, xs, ys [][]float64, p
 	}
 }
 
-// dotMNStrideGo is DotMNStride (SeqDotMNStride if seq) for the columns
-// j0 <= j < j1.
-func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j0, j1 int, seq bool) {
+// dotMNStrideGo is DotMNStride for the columns j0 <= j < j1.
+func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j0, j1 int) {
 	for a, x := range xs {
 		row := dst[a*stride : a*stride+j1]
 		for j := j0; j < j1; j++ {
 			if pattern != nil && pattern[a*patStride+j] == 0 {
 				row[j] = 0
-				continue
-			}
-			if seq {
-				var sum float64
-				for t, v := range x {
-					sum += float64(v * ys[j][t])
-				}
-				row[j] = sum
 				continue
 			}
 			row[j] = dot(x, ys[j])

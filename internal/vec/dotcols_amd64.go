@@ -89,7 +89,7 @@ func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 		return
 	}
 	if j1 < k {
-		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k, false)
+		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k)
 	}
 }
 
@@ -98,13 +98,23 @@ func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 // (vec.RowSums' kernel, whose order and operand order are the strips').
 func seqTail(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j1 int) {
 	m, r := len(xs[0]), len(ys)-j1
-	yt := make([]float64, m*r)
+	p := panels.Get().(*[]float64)
+	defer panels.Put(p)
+	if cap(*p) < m*r {
+		*p = make([]float64, m*r)
+	}
+	yt := (*p)[:m*r]
 	for c, y := range ys[j1:] {
 		for t, v := range y {
 			yt[t*r+c] = v
 		}
 	}
-	terms := make([]Term, m)
+	var short [16]Term // the terms of a row; mulTransB's have fewer than 16
+	terms := short[:0]
+	if m > len(short) {
+		terms = make([]Term, m)
+	}
+	terms = terms[:m]
 	n := []int{m}
 	for a, x := range xs {
 		for t, v := range x {

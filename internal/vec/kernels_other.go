@@ -50,8 +50,10 @@ func relu(dst, x []float64) { reluGo(dst, x) }
 
 func reluBack(dst, g, y []float64) { reluBackGo(dst, g, y) }
 
+// dotMNStride never has seq set here: SeqDotMNStride refuses below
+// AVX-512.
 func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int, seq bool) {
-	dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, 0, len(ys), seq)
+	dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, 0, len(ys))
 }
 
 func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {

@@ -119,3 +119,17 @@ func BenchmarkTransSums(b *testing.B) {
 		})
 	}
 }
+
+// transSumsGo is TransSums in Go, its definition.
+func transSumsGo(dt []float64, k int, x []float64, xStride int, p []float64, pStride, n, m int) {
+	for i := range n {
+		for j, v := range x[i*xStride : i*xStride+k] {
+			if v == 0 {
+				continue
+			}
+			for c, pc := range p[i*pStride : i*pStride+m] {
+				dt[c*k+j] += float64(v * pc)
+			}
+		}
+	}
+}
