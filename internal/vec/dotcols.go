@@ -57,7 +57,7 @@ func SeqDotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []flo
 
 // checkMNStride panics unless the arguments of DotMNStride (named name)
 // have matching shapes.
-func checkMNStride(name string, dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int) {
+func checkMNStride[T float32 | float64](name string, dst []T, stride int, xs, ys [][]T, pattern []T, patStride int) {
 	k := len(ys)
 	if len(xs) == 0 || k == 0 {
 		return
@@ -82,8 +82,9 @@ func checkMNStride(name string, dst []float64, stride int, xs, ys [][]float64, p
 	}
 }
 
-// dotMNStrideGo is DotMNStride for the columns j0 <= j < j1.
-func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride, j0, j1 int) {
+// dotMNStrideGo is DotMNStride (DotMNStride32) for the columns j0 <= j
+// < j1, each entry dot's (dot32's).
+func dotMNStrideGo[T float32 | float64](dst []T, stride int, xs, ys [][]T, pattern []T, patStride, j0, j1 int, dot func(x, y []T) T) {
 	for a, x := range xs {
 		row := dst[a*stride : a*stride+j1]
 		for j := j0; j < j1; j++ {
@@ -101,40 +102,9 @@ func dotMNStrideGo(dst []float64, stride int, xs, ys [][]float64, pattern []floa
 // zero. At the AVX-512 level it computes sixteen columns at a time, one
 // to a lane, each with Dot32's sixteen partial sums and their order.
 func DotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
-	k := len(ys)
-	if len(xs) == 0 || k == 0 {
+	checkMNStride("DotMNStride32", dst, stride, xs, ys, pattern, patStride)
+	if len(xs) == 0 || len(ys) == 0 {
 		return
 	}
-	m := len(xs[0])
-	for a, x := range xs {
-		if len(x) != m {
-			panic(fmt.Sprintf("vec: DotMNStride32: x %d has length %d, want %d", a, len(x), m))
-		}
-	}
-	for j, y := range ys {
-		if len(y) != m {
-			panic(fmt.Sprintf("vec: DotMNStride32: y %d has length %d, want %d", j, len(y), m))
-		}
-	}
-	if stride < k || len(dst) < (len(xs)-1)*stride+k {
-		panic(fmt.Sprintf("vec: DotMNStride32: dst of %d with stride %d for %d x %d results", len(dst), stride, len(xs), k))
-	}
-	if pattern != nil && (patStride < k || len(pattern) < (len(xs)-1)*patStride+k) {
-		panic(fmt.Sprintf("vec: DotMNStride32: pattern of %d with stride %d for %d x %d results", len(pattern), patStride, len(xs), k))
-	}
 	dotMNStride32(dst, stride, xs, ys, pattern, patStride)
-}
-
-// dotMNStride32Go is DotMNStride32 for the columns j0 <= j < j1.
-func dotMNStride32Go(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride, j0, j1 int) {
-	for a, x := range xs {
-		row := dst[a*stride : a*stride+j1]
-		for j := j0; j < j1; j++ {
-			if pattern != nil && pattern[a*patStride+j] == 0 {
-				row[j] = 0
-				continue
-			}
-			row[j] = dot32(x, ys[j])
-		}
-	}
 }

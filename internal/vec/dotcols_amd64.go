@@ -89,7 +89,7 @@ func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float6
 		return
 	}
 	if j1 < k {
-		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k)
+		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k, dot)
 	}
 }
 
@@ -270,7 +270,7 @@ func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []floa
 		}
 	}
 	if j1 < k {
-		dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, j1, k)
+		dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, j1, k, dot32)
 	}
 }
 

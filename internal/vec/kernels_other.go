@@ -53,11 +53,11 @@ func reluBack(dst, g, y []float64) { reluBackGo(dst, g, y) }
 // dotMNStride never has seq set here: SeqDotMNStride refuses below
 // AVX-512.
 func dotMNStride(dst []float64, stride int, xs, ys [][]float64, pattern []float64, patStride int, seq bool) {
-	dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, 0, len(ys))
+	dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, 0, len(ys), dot)
 }
 
 func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
-	dotMNStride32Go(dst, stride, xs, ys, pattern, patStride, 0, len(ys))
+	dotMNStrideGo(dst, stride, xs, ys, pattern, patStride, 0, len(ys), dot32)
 }
 
 func transSums(dt []float64, k int, x []float64, xStride int, p []float64, pStride, n, m int) bool {
