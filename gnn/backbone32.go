@@ -107,6 +107,9 @@ type layer32 struct {
 	d       []float32 // gradient at the layer's output before the ReLU
 	dxw     []float32
 	dweff   []float32
+	// ahead: weff holds the pruned W . M of the rows the input selects,
+	// formed by StepEvaluate's step for the forward it runs next.
+	ahead   bool
 	dx      []float32
 	drow    []float64
 	bias    []float32 // the bias in float32
@@ -132,6 +135,13 @@ func (b *backbone32) useInput(in Input, hidden, first int) {
 		b.xs, b.xd = nil, in.X.Dense
 		b.x32 = denseToF32(b.x32, in.X.Dense)
 	}
+}
+
+// sameSparse reports whether in's features are the sparse features of
+// the last forward (useInput's), whose first layer reads only the rows of
+// W . M that they select.
+func (b *backbone32) sameSparse(in Input) bool {
+	return in.Expand == nil && in.X.Sparse != nil && in.X.Sparse == b.xs
 }
 
 // forward runs m's GCN layers in float32 on in and returns H in float64.
@@ -201,9 +211,13 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 // (one per row of W) it sets only the rows whose count is not zero, in
 // runs of consecutive rows: the rows a sparse input selects (about 73%
 // of Cora's 1433 for a client, 56% of CiteSeer's 3703). The others are
-// stale and must not be read.
+// stale and must not be read. When StepEvaluate's step has formed the
+// pruned rows (ahead), it leaves them.
 func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
 	l.weff = grow32(l.weff, g.In*g.Out)
+	if l.ahead && pruned {
+		return
+	}
 	set := func(lo, hi int) {
 		dst, w := l.weff[lo:hi], g.Weight.Value[lo:hi]
 		switch {

@@ -51,6 +51,39 @@ func firstNonFinite(p *Param) *NonFiniteGradError {
 // reads or changes gradients between Backward and Step (a proximal term,
 // clipping, noise) calls those instead.
 func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
+	_, err := m.backwardStep(dLogits, opt, false)
+	return err
+}
+
+// StepEvaluate is BackwardStep(dLogits, opt) and then Forward(in, false,
+// nil), the evaluation of the stepped model, with the bits of those two
+// calls; in is the input of the forward that dLogits comes from. It
+// returns the evaluation's logits, or BackwardStep's error and no
+// logits.
+//
+// It is faster in float32 (Config.Precision F32): the first layer's
+// evaluation weight, the float32 rounding of W . M with the mask pruned
+// (entries below MaskThreshold in magnitude count as zero), is formed
+// row by row while the fused step has each row of W and M in cache,
+// instead of in a pass of its own over both at the evaluation.
+func (m *Model) StepEvaluate(dLogits *mat.Dense, opt *Adam, in Input) (*mat.Dense, error) {
+	ahead := m.b32 != nil && m.b32.sameSparse(in)
+	formed, err := m.backwardStep(dLogits, opt, ahead)
+	if err != nil {
+		return nil, err
+	}
+	if formed {
+		l := &m.b32.layers[0]
+		l.ahead = true
+		defer func() { l.ahead = false }() // used by this forward or by none
+	}
+	return m.Forward(in, false, nil)
+}
+
+// backwardStep is BackwardStep; with ahead, a float32 model's fused step
+// also forms the rows of its first layer's pruned effective weight that
+// the last forward's input selects, and formed reports whether it did.
+func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed bool, err error) {
 	l0 := m.layers[0].conv
 	kw, km := opt.index(l0.Weight), opt.index(l0.Mask)
 	fused := m.expand == nil && l0.Mask != nil && kw >= 0 && km == kw+1
@@ -64,11 +97,11 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 		m.Backward(dLogits)
 		for _, p := range opt.params {
 			if err := firstNonFinite(p); err != nil {
-				return err
+				return false, err
 			}
 		}
 		opt.Step()
-		return nil
+		return false, nil
 	}
 	if !m.ready {
 		panic("gnn: BackwardStep without a complete Forward")
@@ -82,20 +115,26 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 	dxw, dweff32, count := m.backwardTo1(dLogits)
 	for _, p := range opt.params[:kw] {
 		if err := firstNonFinite(p); err != nil {
-			return err
+			return false, err
 		}
 	}
 	s, s32 := opt.next()
 	if dxw != nil {
 		if err := l0.sparseStep(dxw, opt, kw, km, s); err != nil {
-			return err
+			return false, err
 		}
-	} else if err := l0.sparseStep32(dweff32, count, opt, kw, km, s32); err != nil {
-		return err
+	} else {
+		var weff []float32 // the rows of the evaluation's effective weight
+		if ahead {
+			weff = m.b32.layers[0].weff
+		}
+		if err := l0.sparseStep32(dweff32, count, opt, kw, km, s32, weff); err != nil {
+			return false, err
+		}
 	}
 	for _, p := range opt.params[km+1:] {
 		if err := firstNonFinite(p); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for k := range opt.params {
@@ -103,7 +142,7 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 			opt.stepParam(k, s, s32)
 		}
 	}
-	return nil
+	return ahead && dxw == nil, nil
 }
 
 // backwardTo1 is Backward but for the first layer's weight and mask
@@ -224,7 +263,7 @@ func (b *badRows) check(gw, gm []float64, lo int) (step bool, err error) {
 // formed from the float32 dL/d(W . M) as backbone32's addGrads does
 // (vec.MaskGradFrom32), rows without terms have zero gradients, and
 // both parameters step with their float32 moments (vec.AdamF32).
-func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32) error {
+func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32, weff []float32) error {
 	c := l.Out
 	gw, gm, zeros := l.stepRows()
 	w, mk := l.Weight.Value, l.Mask.Value
@@ -249,6 +288,9 @@ func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, 
 		if step {
 			vec.AdamF32(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
 			vec.AdamF32(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
+			if weff != nil {
+				vec.MulPrunedTo32(weff[lo:hi], w[lo:hi], mk[lo:hi], MaskThreshold)
+			}
 		}
 	}
 	if bad.pending != nil {

@@ -291,7 +291,7 @@ func TestSparseStep32NonFinite(t *testing.T) {
 				}
 				opt := NewAdam(l.Params(), 0.01, 0)
 				_, s := opt.next()
-				got = l.sparseStep32(d, count, opt, 0, 1, s)
+				got = l.sparseStep32(d, count, opt, 0, 1, s, nil)
 			}
 			if (want == nil) != (tc.name == "none") {
 				t.Fatalf("the setup gives reference error %v", want)
@@ -301,5 +301,110 @@ func TestSparseStep32NonFinite(t *testing.T) {
 			}
 			t.Log(want)
 		})
+	}
+}
+
+// TestStepEvaluateBits checks that StepEvaluate gives the evaluation
+// logits, parameters and moments of BackwardStep followed by an
+// evaluation Forward, bit for bit, step after step: with masks under
+// MaskThreshold (the evaluation prunes them), on sparse features, then
+// evaluating other features than the training's, then on dense
+// features, at every kernel level.
+func TestStepEvaluateBits(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		for _, tc := range stepCases {
+			t.Run(tc.name, func(t *testing.T) {
+				cfg := tc.cfg
+				cfg.InFeatures, cfg.Hidden, cfg.Classes = tc.f, 24, 4
+				ref, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+				got, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+				if m := ref.Param("conv1.mask"); m != nil {
+					for j := 0; j < len(m.Value); j += 3 { // a third pruned, of both signs
+						m.Value[j] = MaskThreshold * float64(j%5-2) / 3
+						got.Param("conv1.mask").Value[j] = m.Value[j]
+					}
+				}
+				// A small rate, so that the masks stay under the threshold.
+				ro, fo := NewAdam(ref.Params(), 1e-5, 1e-4), NewAdam(got.Params(), 1e-5, 1e-4)
+				cl := newTestClient(rand.New(rand.NewPCG(3, 4)), 30, tc.f, 4)
+				other := newTestClient(rand.New(rand.NewPCG(9, 10)), 30, tc.f, 4)
+				rr, fr := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+				for step := 1; step <= 6; step++ {
+					eval := cl.in
+					switch step {
+					case 3:
+						eval = other.in
+					case 5: // dense features from here on
+						cl.in.X = Features{Dense: cl.in.X.Sparse.Dense()}
+						eval = cl.in
+					}
+					if err := referenceStep(ref, ro, cl, rr); err != nil {
+						t.Fatal(err)
+					}
+					want, err := ref.Forward(eval, false, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = mat.DenseCopyOf(want)
+					logits, err := got.Forward(cl.in, true, fr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d := newDL(logits)
+					SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+					logits, err = got.StepEvaluate(d, fo, eval)
+					if err != nil {
+						t.Fatal(err)
+					}
+					when := fmt.Sprintf("step %d", step)
+					sameBits(t, when, ref, got, ro, fo)
+					sameMatrixBits(t, when, logits, want)
+				}
+			})
+		}
+	})
+}
+
+// sameMatrixBits fails unless got and want hold the same bits.
+func sameMatrixBits(t *testing.T, when string, got, want *mat.Dense) {
+	t.Helper()
+	r, c := want.Dims()
+	if gr, gc := got.Dims(); gr != r || gc != c {
+		t.Fatalf("%s: logits %dx%d, want %dx%d", when, gr, gc, r, c)
+	}
+	for i := range r {
+		for j := range c {
+			if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("%s: logit (%d, %d) = %v, want %v", when, i, j, g, w)
+			}
+		}
+	}
+}
+
+// TestStepEvaluateNonFinite checks that StepEvaluate returns
+// BackwardStep's error, and no logits, when a gradient is not finite.
+func TestStepEvaluateNonFinite(t *testing.T) {
+	const f = 60
+	for _, prec := range []Precision{F64, F32} {
+		cfg := Config{InFeatures: f, Hidden: 16, Classes: 3, Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Precision: prec}
+		cl := newTestClient(rand.New(rand.NewPCG(7, 8)), 25, f, 3)
+		ref, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+		m, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+		ref.Param("cls.weight").Value[2] = math.NaN()
+		m.Param("cls.weight").Value[2] = math.NaN()
+		want := referenceStep(ref, NewAdam(ref.Params(), 0.05, 1e-4), cl, rand.New(rand.NewPCG(5, 6)))
+		if want == nil {
+			t.Fatalf("%v: no reference error", prec)
+		}
+		logits, err := m.Forward(cl.in, true, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newDL(logits)
+		SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+		logits, err = m.StepEvaluate(d, NewAdam(m.Params(), 0.05, 1e-4), cl.in)
+		if !sameError(err, want) || logits != nil {
+			t.Errorf("%v: got %v and logits %v, want %v and none", prec, err, logits != nil, want)
+		}
 	}
 }

@@ -214,6 +214,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		}
 	}
 	var loss float64
+	var logits *mat.Dense // the evaluation's, when the last step gives it
 	for e := 0; e < c.epochs; e++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -222,15 +223,16 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		if !plain {
 			c.model.ZeroGrad()
 		}
-		logits, err := c.model.Forward(c.input, true, c.rng)
+		out, err := c.model.Forward(c.input, true, c.rng)
 		if err != nil {
 			return nil, fmt.Errorf("client %d: %w", c.ID, err)
 		}
-		loss = gnn.SoftmaxCrossEntropy(logits, c.labels, c.train, c.dl)
+		loss = gnn.SoftmaxCrossEntropy(out, c.labels, c.train, c.dl)
 		if plain {
 			// Nothing reads or changes the gradients between the
-			// backward pass and the step: the model fuses them.
-			if err := c.fusedStep(msg.Round, e+1, loss); err != nil {
+			// backward pass and the step: the model fuses them, and
+			// the last step with the evaluation.
+			if logits, err = c.fusedStep(msg.Round, e+1, loss, e == c.epochs-1); err != nil {
 				return nil, err
 			}
 			continue
@@ -253,9 +255,11 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 			c.side.LDP.noise(c.model.Params(), len(c.train), c.rng)
 		}
 	}
-	logits, err := c.model.Forward(c.input, false, nil)
-	if err != nil {
-		return nil, fmt.Errorf("client %d: %w", c.ID, err)
+	if logits == nil {
+		var err error
+		if logits, err = c.model.Forward(c.input, false, nil); err != nil {
+			return nil, fmt.Errorf("client %d: %w", c.ID, err)
+		}
 	}
 	shared, bad := c.flatten()
 	up := &Update{
@@ -294,6 +298,7 @@ func (c *Client) Round(ctx context.Context, msg *Message) (*Update, error) {
 		return nil, fmt.Errorf("client %d: parameter entry %d is %v after training", c.ID, bad, up.Shared[bad])
 	}
 	if msg.Probe != nil { // last: it overwrites the model's buffers
+		var err error
 		if up.Probe, err = c.probe(msg.Probe.Descriptor, up); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/mat"
 )
 
 // ErrUnavailable marks a client that could not take part in a round (it
@@ -242,16 +243,25 @@ func (c *Client) plainStep() bool {
 
 // fusedStep checks the epoch's loss and takes the backward pass, the
 // check of every gradient and the optimiser's step in one
-// (gnn.Model.BackwardStep), reporting what checkEpoch would.
-func (c *Client) fusedStep(round, epoch int, loss float64) error {
+// (gnn.Model.BackwardStep), reporting what checkEpoch would. With eval
+// it then evaluates the stepped model (gnn.Model.StepEvaluate) and
+// returns the logits.
+func (c *Client) fusedStep(round, epoch int, loss float64, eval bool) (logits *mat.Dense, err error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return &NonFiniteError{Client: c.ID, Round: round, Epoch: epoch, What: "training loss", Value: loss}
+		return nil, &NonFiniteError{Client: c.ID, Round: round, Epoch: epoch, What: "training loss", Value: loss}
 	}
-	err := c.model.BackwardStep(c.dl, c.opt)
+	if eval {
+		logits, err = c.model.StepEvaluate(c.dl, c.opt, c.input)
+	} else {
+		err = c.model.BackwardStep(c.dl, c.opt)
+	}
 	if e, ok := err.(*gnn.NonFiniteGradError); ok {
-		return &NonFiniteError{Client: c.ID, Round: round, Epoch: epoch, What: fmt.Sprintf("gradient of %s entry %d", e.Param, e.Entry), Value: e.Value}
+		return nil, &NonFiniteError{Client: c.ID, Round: round, Epoch: epoch, What: fmt.Sprintf("gradient of %s entry %d", e.Param, e.Entry), Value: e.Value}
 	}
-	return err
+	if err != nil {
+		return nil, fmt.Errorf("client %d: %w", c.ID, err)
+	}
+	return logits, nil
 }
 
 // checkEpoch runs the Corrupt hook and then checks the epoch's loss and
