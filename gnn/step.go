@@ -119,12 +119,12 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 		}
 	}
 	s, s32 := opt.next()
+	var weff []float32 // where sparseStep32 forms the evaluation's weight
 	if dxw != nil {
 		if err := l0.sparseStep(dxw, opt, kw, km, s); err != nil {
 			return false, err
 		}
 	} else {
-		var weff []float32 // the rows of the evaluation's effective weight
 		if ahead {
 			weff = m.b32.layers[0].weff
 		}
@@ -142,7 +142,7 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 			opt.stepParam(k, s, s32)
 		}
 	}
-	return ahead && dxw == nil, nil
+	return weff != nil, nil
 }
 
 // backwardTo1 is Backward but for the first layer's weight and mask
@@ -262,7 +262,10 @@ func (b *badRows) check(gw, gm []float64, lo int) (step bool, err error) {
 // sparseStep32 is sparseStep for float32 layers: the gradients are
 // formed from the float32 dL/d(W . M) as backbone32's addGrads does
 // (vec.MaskGradFrom32), rows without terms have zero gradients, and
-// both parameters step with their float32 moments (vec.AdamF32).
+// both parameters step with their float32 moments (vec.AdamF32). A
+// non-nil weff (In x Out) gets the pruned float32 W . M of every row with
+// terms as soon as the row is stepped: the evaluation's effective weight
+// (layer32.effective).
 func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32, weff []float32) error {
 	c := l.Out
 	gw, gm, zeros := l.stepRows()
