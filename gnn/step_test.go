@@ -10,15 +10,28 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// A stepCase is a model configuration and its number of features.
+type stepCase struct {
+	name string
+	cfg  Config
+	f    int // features
+}
+
+// twins returns two models of c, 24 wide with 4 classes, drawn from one
+// seed.
+func (c stepCase) twins() (a, b *Model) {
+	cfg := c.cfg
+	cfg.InFeatures, cfg.Hidden, cfg.Classes = c.f, 24, 4
+	a, _ = NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+	b, _ = NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+	return a, b
+}
+
 // stepCases are the models BackwardStep is checked on: masked first
 // layers, which it fuses (with kernel heads, a hard head, three layers,
 // features that leave most of the weight's rows unselected), and models it
 // does not fuse (plain, float32).
-var stepCases = []struct {
-	name string
-	cfg  Config
-	f    int // features
-}{
+var stepCases = []stepCase{
 	{"fedaux", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, 40},
 	{"fedaux/hard", Config{Masked: true, Kernel: true, Hard: true, Score: MaxNorm, Sigma: 1, Dropout: 0.5}, 40},
 	{"maskedgcn/3layers/sparse-rows", Config{Masked: true, Layers: 3, Dropout: 0.5}, 300},
@@ -53,10 +66,7 @@ func TestBackwardStepBits(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
 		for _, tc := range stepCases {
 			t.Run(tc.name, func(t *testing.T) {
-				cfg := tc.cfg
-				cfg.InFeatures, cfg.Hidden, cfg.Classes = tc.f, 24, 4
-				ref, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
-				fused, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+				ref, fused := tc.twins()
 				ro, fo := NewAdam(ref.Params(), 0.05, 1e-4), NewAdam(fused.Params(), 0.05, 1e-4)
 				cl := newTestClient(rand.New(rand.NewPCG(3, 4)), 30, tc.f, 4)
 				rr, fr := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
@@ -67,12 +77,7 @@ func TestBackwardStepBits(t *testing.T) {
 					if err := referenceStep(ref, ro, cl, rr); err != nil {
 						t.Fatal(err)
 					}
-					logits, err := fused.Forward(cl.in, true, fr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					d := newDL(logits)
-					SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+					d := trainGrad(t, fused, cl, fr)
 					if err := fused.BackwardStep(d, fo); err != nil {
 						t.Fatal(err)
 					}
@@ -123,12 +128,7 @@ func TestBackwardStepNonFinite(t *testing.T) {
 		}
 		ro, fo := NewAdam(ref.Params(), 0.05, 1e-4), NewAdam(fused.Params(), 0.05, 1e-4)
 		want := referenceStep(ref, ro, cl, rand.New(rand.NewPCG(5, 6)))
-		logits, err := fused.Forward(cl.in, true, rand.New(rand.NewPCG(5, 6)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := newDL(logits)
-		SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+		d := trainGrad(t, fused, cl, rand.New(rand.NewPCG(5, 6)))
 		got := fused.BackwardStep(d, fo)
 		if poison != (want != nil) {
 			t.Fatalf("poison %v: reference error %v", poison, want)
@@ -228,6 +228,19 @@ func TestSparseStepNonFinite(t *testing.T) {
 	}
 }
 
+// trainGrad runs a training forward of m on cl's input and returns
+// dL/dlogits of its cross-entropy on cl's training nodes.
+func trainGrad(t *testing.T, m *Model, cl testClient, rng *rand.Rand) *mat.Dense {
+	t.Helper()
+	logits, err := m.Forward(cl.in, true, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDL(logits)
+	SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
+	return d
+}
+
 // newDL returns a matrix for dL/dlogits of logits' shape.
 func newDL(logits *mat.Dense) *mat.Dense {
 	r, c := logits.Dims()
@@ -314,10 +327,7 @@ func TestStepEvaluateBits(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
 		for _, tc := range stepCases {
 			t.Run(tc.name, func(t *testing.T) {
-				cfg := tc.cfg
-				cfg.InFeatures, cfg.Hidden, cfg.Classes = tc.f, 24, 4
-				ref, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
-				got, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+				ref, got := tc.twins()
 				if m := ref.Param("conv1.mask"); m != nil {
 					for j := 0; j < len(m.Value); j += 3 { // a third pruned, of both signs
 						m.Value[j] = MaskThreshold * float64(j%5-2) / 3
@@ -346,13 +356,8 @@ func TestStepEvaluateBits(t *testing.T) {
 						t.Fatal(err)
 					}
 					want = mat.DenseCopyOf(want)
-					logits, err := got.Forward(cl.in, true, fr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					d := newDL(logits)
-					SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
-					logits, err = got.StepEvaluate(d, fo, eval)
+					d := trainGrad(t, got, cl, fr)
+					logits, err := got.StepEvaluate(d, fo, eval)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -396,13 +401,8 @@ func TestStepEvaluateNonFinite(t *testing.T) {
 		if want == nil {
 			t.Fatalf("%v: no reference error", prec)
 		}
-		logits, err := m.Forward(cl.in, true, rand.New(rand.NewPCG(5, 6)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := newDL(logits)
-		SoftmaxCrossEntropy(logits, cl.labels, cl.train, d)
-		logits, err = m.StepEvaluate(d, NewAdam(m.Params(), 0.05, 1e-4), cl.in)
+		d := trainGrad(t, m, cl, rand.New(rand.NewPCG(5, 6)))
+		logits, err := m.StepEvaluate(d, NewAdam(m.Params(), 0.05, 1e-4), cl.in)
 		if !sameError(err, want) || logits != nil {
 			t.Errorf("%v: got %v and logits %v, want %v and none", prec, err, logits != nil, want)
 		}

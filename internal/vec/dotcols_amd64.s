@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "strip_amd64.h"
 
 // The kernels of DotMNStride, SeqDotMNStride and DotMNStride32. Row t of
 // a strip (ys transposed, at yt + t*k) holds element t of 16 (or 8) ys,
@@ -81,22 +82,7 @@ TEXT ·dotCols2x16AVX512(SB), NOSPLIT, $0-72
 	ARGS2x16
 	MOVQ   CX, BX
 	ANDQ   $-4, BX
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
-	VPXORQ Z9, Z9, Z9
-	VPXORQ Z10, Z10, Z10
-	VPXORQ Z11, Z11, Z11
-	VPXORQ Z12, Z12, Z12
-	VPXORQ Z13, Z13, Z13
-	VPXORQ Z14, Z14, Z14
-	VPXORQ Z15, Z15, Z15
+	ZERO16
 	XORQ   AX, AX
 	CMPQ   AX, BX
 	JGE    tail

@@ -50,22 +50,7 @@ group: // four rows, their terms at R8-R11
 
 	CMPB    zero+128(FP), $0
 	JEQ     load4
-	VPXORQ  Z0, Z0, Z0
-	VPXORQ  Z1, Z1, Z1
-	VPXORQ  Z2, Z2, Z2
-	VPXORQ  Z3, Z3, Z3
-	VPXORQ  Z4, Z4, Z4
-	VPXORQ  Z5, Z5, Z5
-	VPXORQ  Z6, Z6, Z6
-	VPXORQ  Z7, Z7, Z7
-	VPXORQ  Z8, Z8, Z8
-	VPXORQ  Z9, Z9, Z9
-	VPXORQ  Z10, Z10, Z10
-	VPXORQ  Z11, Z11, Z11
-	VPXORQ  Z12, Z12, Z12
-	VPXORQ  Z13, Z13, Z13
-	VPXORQ  Z14, Z14, Z14
-	VPXORQ  Z15, Z15, Z15
+	ZERO16
 	JMP     sum4
 
 load4:
