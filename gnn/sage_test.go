@@ -399,3 +399,43 @@ func TestAdam32Bits(t *testing.T) {
 		}
 	})
 }
+
+// TestSAGEInputGradBits checks the input gradient, dr W_r^T + dn W_n^T,
+// entry by entry against its definition, dot(dr_i, W_r row j) +
+// dot(dn_i, W_n row j) with zeros where the pattern is zero, to the bit,
+// at every kernel level: on both sides of shortLoop in the product's
+// length (the classifier's and the encoder's layers), over more than
+// transRows rows, with signed zeros in the factors.
+func TestSAGEInputGradBits(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		for _, c := range []struct{ rows, in, out int }{{70, 20, 7}, {130, 37, 40}, {5, 3, 16}} {
+			for _, masked := range []bool{false, true} {
+				rng := rand.New(rand.NewPCG(uint64(c.rows), uint64(c.out)))
+				l := NewSAGE("sage", c.in, c.out, rng)
+				l.Root.Value[1], l.Neigh.Value[2] = math.Copysign(0, -1), 0
+				dr, dn := randDense(rng, c.rows, c.out, 0.9), randDense(rng, c.rows, c.out, 0.9)
+				dr.Set(0, 0, math.Copysign(0, -1))
+				var pattern *mat.Dense
+				if masked {
+					pattern = randDense(rng, c.rows, c.in, 0.5)
+					pattern.Set(0, 1, math.Copysign(0, -1))
+				}
+				got := mat.NewDense(c.rows, c.in, nil)
+				l.inputGrad(got, dr, dn, pattern)
+				for i := range c.rows {
+					for j := range c.in {
+						want := 0.0
+						if pattern == nil || pattern.At(i, j) != 0 {
+							want = refDot(dr.RawRowView(i), l.Root.Value[j*c.out:(j+1)*c.out]) +
+								refDot(dn.RawRowView(i), l.Neigh.Value[j*c.out:(j+1)*c.out])
+						}
+						if g := got.At(i, j); math.Float64bits(g) != math.Float64bits(want) {
+							t.Fatalf("%dx%d->%d masked=%v: entry (%d, %d) = %v (%#x), want %v (%#x)",
+								c.rows, c.in, c.out, masked, i, j, g, math.Float64bits(g), want, math.Float64bits(want))
+						}
+					}
+				}
+			}
+		}
+	})
+}
