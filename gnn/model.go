@@ -123,7 +123,9 @@ type gcnLayer struct {
 // NewModel builds a model and initialises it from rng: the GCN weights
 // (conv1.weight, ..., convL.weight), cls.weight, cls.bias, the APV and
 // the hard head are drawn in this order, so equal seeds give equal
-// models.
+// models. With a nil rng nothing is drawn: the weights, the biases and
+// the APV start at zero and the masks at one, for a model whose values
+// are then set from another's (CopyFrom).
 func NewModel(cfg Config, rng *rand.Rand) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -355,3 +355,44 @@ func mustProp(adj *CSR) *Propagator {
 	}
 	return p
 }
+
+// TestNewModelWithoutRNG checks that a model built with a nil rng draws
+// nothing (weights, biases and the APV zero, masks one) and that
+// CopyFrom then gives it another model's values to the bit, in the
+// configurations of modelCases and with the hard head.
+func TestNewModelWithoutRNG(t *testing.T) {
+	cfgs := []Config{{Masked: true, Kernel: true, Hard: true, Score: Cosine, Sigma: 1}}
+	for _, tc := range modelCases {
+		cfgs = append(cfgs, tc.cfg)
+	}
+	for _, cfg := range cfgs {
+		cfg.InFeatures, cfg.Hidden, cfg.Classes = 8, 5, 3
+		blank, err := NewModel(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range blank.Params() {
+			want := 0.0
+			if strings.HasSuffix(p.Name, ".mask") {
+				want = 1
+			}
+			for _, v := range p.Value {
+				if math.Float64bits(v) != math.Float64bits(want) {
+					t.Fatalf("%+v: %s holds %v, want %v everywhere", cfg, p.Name, v, want)
+				}
+			}
+		}
+		init, err := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := blank.CopyFrom(init); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range blank.Params() {
+			if !slices.Equal(p.Value, init.Params()[i].Value) {
+				t.Errorf("%+v: %s differs from the model it was copied from", cfg, p.Name)
+			}
+		}
+	}
+}

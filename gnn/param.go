@@ -53,8 +53,12 @@ func (p *Param) fill(v float64) {
 	}
 }
 
-// uniform draws every value from U(-bound, bound), row-major.
+// uniform draws every value from U(-bound, bound), row-major. A nil rng
+// draws nothing and leaves the values as they are (see NewModel).
 func (p *Param) uniform(rng *rand.Rand, bound float64) {
+	if rng == nil {
+		return
+	}
 	for i := range p.Value {
 		p.Value[i] = (2*rng.Float64() - 1) * bound
 	}

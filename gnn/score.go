@@ -88,10 +88,13 @@ type Score struct {
 
 // NewScore returns a score layer for d-dimensional embeddings with its
 // APV drawn from rng: U(0,1) per coordinate for Cosine, N(0,1) for
-// MaxNorm.
+// MaxNorm (nil rng: zero, see NewModel).
 func NewScore(kind ScoreKind, d int, rng *rand.Rand) *Score {
 	a := newParam("apv", 1, d, false)
 	for i := range a.Value {
+		if rng == nil {
+			break
+		}
 		if kind == MaxNorm {
 			a.Value[i] = rng.NormFloat64()
 		} else {

@@ -110,7 +110,7 @@ type Client struct {
 
 // newClient builds client c with a model whose parameters are copied from init.
 func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
-	model, err := gnn.NewModel(mcfg, Stream(cfg.Seed, "init", 0))
+	model, err := gnn.NewModel(mcfg, nil) // its values are init's (CopyFrom below)
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
 	}
