@@ -38,13 +38,9 @@ func mix(ups []*Update, w [][]float64, workers int) []*Message {
 				for l := range src {
 					src[l] = ups[l].Shared[lo:hi]
 				}
-				for i := 0; i < k; i++ {
-					// acc_i = ((0 + w_i0 theta_0) + w_i1 theta_1) + ..., in one pass.
-					vec.ScaledSum(acc[i*mixChunk:i*mixChunk+hi-lo], w[i], src)
-				}
-				for i := 0; i < k; i++ {
-					copy(ups[i].Shared[lo:hi], acc[i*mixChunk:])
-				}
+				// theta_i = ((0 + w_i0 theta_0) + w_i1 theta_1) + ...,
+				// over the chunk, in place.
+				vec.MixInPlace(src, w, acc[:k*(hi-lo)])
 			}
 		}()
 	}

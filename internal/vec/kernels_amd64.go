@@ -69,6 +69,12 @@ func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps flo
 //go:noescape
 func addScaledNAVX512(dst, a []float64, xs [][]float64, zero bool)
 
+// mixInPlaceAVX512 is MixInPlace's kernel for the first n elements of
+// every xs[j], n a multiple of mixBlock, with len(xs) >= 1.
+//
+//go:noescape
+func mixInPlaceAVX512(xs, w [][]float64, tmp []float64, n int)
+
 // addScaledNAVX2 is addScaledNAVX512 on AVX2.
 //
 //go:noescape

@@ -8,6 +8,9 @@ func addScaledN(dst, a []float64, xs [][]float64, zero bool) { addScaledNGo(dst,
 
 func dot(x, y []float64) float64 { return dotGo(x, y) }
 
+// mixInPlaceAVX512 is never called: the level is Portable here.
+func mixInPlaceAVX512(xs, w [][]float64, tmp []float64, n int) { panic("vec: no AVX-512 kernel") }
+
 func dotN(dst, x []float64, ys [][]float64) { dotNGo(dst, x, ys) }
 
 func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps float64) {

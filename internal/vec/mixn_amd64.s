@@ -1,0 +1,123 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+#define VECS R9  // &xs[0]
+#define K R10    // len(xs)
+#define ROWS R8  // &w[0]
+#define TMP DI   // &tmp[0]
+#define END CX   // n in bytes
+#define OFF AX   // byte offset of the block in every xs[j]
+#define PV R11   // walks xs
+#define PA R12   // walks w[i]
+#define T R13    // vectors left
+#define X SI     // &xs[j][0]
+#define I DX     // rows left
+#define PW R14   // walks w
+#define PT BX    // walks tmp
+
+// func mixInPlaceAVX512(xs, w [][]float64, tmp []float64, n int)
+//
+// For every block of 64 elements (OFF): each row i of the mixing summed
+// in Z0-Z7 from +0, term after term as addScaledNAVX512 sums them, and
+// stored to tmp[i*64:]; then the rows copied over the block of xs[i].
+TEXT ·mixInPlaceAVX512(SB), NOSPLIT, $0-80
+	MOVQ xs_base+0(FP), VECS
+	MOVQ xs_len+8(FP), K
+	MOVQ w_base+24(FP), ROWS
+	MOVQ tmp_base+48(FP), TMP
+	MOVQ n+72(FP), END
+	SHLQ $3, END
+	XORQ OFF, OFF
+
+block:
+	CMPQ OFF, END
+	JGE  done
+	MOVQ ROWS, PW
+	MOVQ TMP, PT
+	MOVQ K, I
+
+row:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	MOVQ   VECS, PV
+	MOVQ   (PW), PA
+	MOVQ   K, T
+
+term:
+	MOVQ         (PV), X
+	VBROADCASTSD (PA), Z8
+	VMULPD       (X)(OFF*1), Z8, Z9
+	VMULPD       64(X)(OFF*1), Z8, Z10
+	VMULPD       128(X)(OFF*1), Z8, Z11
+	VMULPD       192(X)(OFF*1), Z8, Z12
+	VMULPD       256(X)(OFF*1), Z8, Z13
+	VMULPD       320(X)(OFF*1), Z8, Z14
+	VMULPD       384(X)(OFF*1), Z8, Z15
+	VMULPD       448(X)(OFF*1), Z8, Z16
+	VADDPD       Z9, Z0, Z0
+	VADDPD       Z10, Z1, Z1
+	VADDPD       Z11, Z2, Z2
+	VADDPD       Z12, Z3, Z3
+	VADDPD       Z13, Z4, Z4
+	VADDPD       Z14, Z5, Z5
+	VADDPD       Z15, Z6, Z6
+	VADDPD       Z16, Z7, Z7
+	ADDQ         $24, PV
+	ADDQ         $8, PA
+	DECQ         T
+	JNZ          term
+
+	VMOVUPD Z0, (PT)
+	VMOVUPD Z1, 64(PT)
+	VMOVUPD Z2, 128(PT)
+	VMOVUPD Z3, 192(PT)
+	VMOVUPD Z4, 256(PT)
+	VMOVUPD Z5, 320(PT)
+	VMOVUPD Z6, 384(PT)
+	VMOVUPD Z7, 448(PT)
+	ADDQ    $512, PT
+	ADDQ    $24, PW
+	DECQ    I
+	JNZ     row
+
+	// Every row of the block is summed: copy them over the block.
+	MOVQ VECS, PV
+	MOVQ TMP, PT
+	MOVQ K, I
+
+back:
+	MOVQ    (PV), X
+	VMOVUPD (PT), Z0
+	VMOVUPD 64(PT), Z1
+	VMOVUPD 128(PT), Z2
+	VMOVUPD 192(PT), Z3
+	VMOVUPD 256(PT), Z4
+	VMOVUPD 320(PT), Z5
+	VMOVUPD 384(PT), Z6
+	VMOVUPD 448(PT), Z7
+	VMOVUPD Z0, (X)(OFF*1)
+	VMOVUPD Z1, 64(X)(OFF*1)
+	VMOVUPD Z2, 128(X)(OFF*1)
+	VMOVUPD Z3, 192(X)(OFF*1)
+	VMOVUPD Z4, 256(X)(OFF*1)
+	VMOVUPD Z5, 320(X)(OFF*1)
+	VMOVUPD Z6, 384(X)(OFF*1)
+	VMOVUPD Z7, 448(X)(OFF*1)
+	ADDQ    $512, PT
+	ADDQ    $24, PV
+	DECQ    I
+	JNZ     back
+
+	ADDQ $512, OFF
+	JMP  block
+
+done:
+	VZEROUPPER
+	RET
