@@ -215,15 +215,16 @@ func mulTransAddSkip(dst, x, p *mat.Dense) {
 // are kept and the others are set to zero.
 func mulTransB(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, pattern, false) }
 
-// mulTransBAdd adds p * w^T to dst (shapes as for mulTransB).
-func mulTransBAdd(dst, p, w *mat.Dense) { mulTransBRows(dst, p, w, nil, true) }
+// mulTransBAdd adds p * w^T to dst (shapes as for mulTransB). When
+// pattern is not nil, only the entries where it is non-zero gain their
+// product; the others gain +0.
+func mulTransBAdd(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, pattern, true) }
 
 // transRows is the number of rows of p whose products mulTransBAdd
 // computes at once, before adding them to dst.
 const transRows = 64
 
-// mulTransBRows is mulTransB, or mulTransBAdd if add is set (pattern is
-// then nil). Every entry is one dot product (dot's order). For m >=
+// mulTransBRows is mulTransB, or mulTransBAdd if add is set. Every entry is one dot product (dot's order). For m >=
 // shortLoop the product is vec.DotMNStride of the rows of p and w, which
 // computes every entry (those the pattern zeroes too, and zeroes them),
 // and mulTransBAdd's sum the same in blocks of transRows rows.
@@ -256,7 +257,11 @@ func mulTransBRows(dst, p, w, pattern *mat.Dense, add bool) {
 	out := b.out(transRows * k)
 	for i0 := 0; i0 < d.Rows; i0 += transRows {
 		nx := min(transRows, d.Rows-i0)
-		vec.DotMNStride(out, k, xs[i0:i0+nx], ys, nil, 0)
+		var patRows []float64
+		if pat != nil {
+			patRows = pat[i0*patStride:]
+		}
+		vec.DotMNStride(out, k, xs[i0:i0+nx], ys, patRows, patStride)
 		for a := range nx {
 			row := d.Data[(i0+a)*d.Stride : (i0+a)*d.Stride+k]
 			for j, v := range out[a*k : (a+1)*k] {
@@ -315,6 +320,9 @@ func mulTransBShort(b *terms, d, pr, wr blas64.General, pat []float64, patStride
 			switch {
 			case add:
 				for j, v := range out[(i-i0)*k : (i-i0+1)*k] {
+					if pat != nil && pat[i*patStride+j] == 0 {
+						v = 0
+					}
 					row[j] += v
 				}
 			case pat != nil:

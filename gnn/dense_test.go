@@ -157,15 +157,21 @@ func TestDenseProducts(t *testing.T) {
 					sameDense(t, fmt.Sprintf("mulTransB pattern=%v %s", pattern != nil, name), got, want)
 				}
 
-				got, want = subDense(rng, s.n, s.k, 1), mat.NewDense(s.n, s.k, nil)
-				want.Copy(got)
-				mulTransBAdd(got, p, w)
-				for i := range s.n {
-					for j := range s.k {
-						want.Set(i, j, want.At(i, j)+refDot(p.RawRowView(i), w.RawRowView(j)))
+				for _, pattern := range []*mat.Dense{nil, x} {
+					got, want := subDense(rng, s.n, s.k, 1), mat.NewDense(s.n, s.k, nil)
+					want.Copy(got)
+					mulTransBAdd(got, p, w, pattern)
+					for i := range s.n {
+						for j := range s.k {
+							v := 0.0 // where the pattern is zero, +0 is added
+							if pattern == nil || pattern.At(i, j) != 0 {
+								v = refDot(p.RawRowView(i), w.RawRowView(j))
+							}
+							want.Set(i, j, want.At(i, j)+v)
+						}
 					}
+					sameDense(t, fmt.Sprintf("mulTransBAdd pattern=%v %s", pattern != nil, name), got, want)
 				}
-				sameDense(t, "mulTransBAdd "+name, got, want)
 
 				csr := CSRFromDense(x)
 				got, want = subDense(rng, s.n, s.m, 1), mat.NewDense(s.n, s.m, nil)

@@ -103,7 +103,7 @@ func (c *Conv1D) Backward(dy *mat.Dense, needInput bool) *mat.Dense {
 		wt, lo, hi, off := c.tap(t, n, weight)
 		if lo < hi {
 			// dX_{i+off} += dY_i W_t^T, one dot product an entry.
-			mulTransBAdd(rowRange(dx, lo+off, hi+off), rowRange(dy, lo, hi), wt)
+			mulTransBAdd(rowRange(dx, lo+off, hi+off), rowRange(dy, lo, hi), wt, nil)
 		}
 	}
 	return dx

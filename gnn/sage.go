@@ -101,7 +101,6 @@ type SAGE struct {
 	dpn   buffer
 	dx    buffer
 	de    buffer
-	dn    buffer // inputGrad's dn W_n^T, transRows rows at a time
 }
 
 // NewSAGE returns a layer named name (parameters name.root, name.neigh,
@@ -205,28 +204,11 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra 
 // inputGrad sets dst = dr W_r^T + dn W_n^T; with a pattern (the input,
 // when it came out of a ReLU) only its non-zero entries are computed,
 // the rest being set to zero (the ReLU's backward zeroes them anyway).
-// Entry (i, j) is dot(dr_i, W_r row j) + dot(dn_i, W_n row j): the two
-// products of mulTransB, the second transRows rows at a time, added.
+// Entry (i, j) is dot(dr_i, W_r row j) + dot(dn_i, W_n row j): the
+// two products of mulTransB, the second added.
 func (l *SAGE) inputGrad(dst, dr, dn, pattern *mat.Dense) {
 	mulTransB(dst, dr, l.Root.Matrix(), pattern)
-	wn := l.Neigh.Matrix()
-	n, _ := dst.Dims()
-	for i0 := 0; i0 < n; i0 += transRows {
-		i1 := min(i0+transRows, n)
-		var pat *mat.Dense
-		if pattern != nil {
-			pat = sageRows(pattern, i0, i1)
-		}
-		part := l.dn.get(i1-i0, l.In)
-		mulTransB(part, sageRows(dn, i0, i1), wn, pat)
-		d, q := dst.RawMatrix(), part.RawMatrix()
-		for i := i0; i < i1; i++ {
-			row := d.Data[i*d.Stride : i*d.Stride+l.In]
-			for j, v := range q.Data[(i-i0)*q.Stride : (i-i0)*q.Stride+l.In] {
-				row[j] += v
-			}
-		}
-	}
+	mulTransBAdd(dst, dn, l.Neigh.Matrix(), pattern)
 }
 
 // SAGENet is a two-layer GraphSAGE network, In -> Hidden -> Out, FedSage+'s
