@@ -23,9 +23,8 @@ func MixInPlace(xs [][]float64, w [][]float64, tmp []float64) {
 	}
 	n := len(xs[0])
 	checkMix(xs, w, tmp, n)
-	n64 := 0
 	if level >= AVX512 {
-		n64 = n &^ (mixBlock - 1)
+		n64 := n &^ (mixBlock - 1)
 		if n64 > 0 {
 			mixInPlaceAVX512(xs, w, tmp, n64)
 		}
