@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "scaled_amd64.h"
 
 #define VECS R9  // &xs[0]
 #define K R10    // len(xs)
@@ -38,37 +39,14 @@ block:
 	MOVQ K, I
 
 row:
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
+	ZERO8
 	MOVQ   VECS, PV
 	MOVQ   (PW), PA
 	MOVQ   K, T
 
 term:
 	MOVQ         (PV), X
-	VBROADCASTSD (PA), Z8
-	VMULPD       (X)(OFF*1), Z8, Z9
-	VMULPD       64(X)(OFF*1), Z8, Z10
-	VMULPD       128(X)(OFF*1), Z8, Z11
-	VMULPD       192(X)(OFF*1), Z8, Z12
-	VMULPD       256(X)(OFF*1), Z8, Z13
-	VMULPD       320(X)(OFF*1), Z8, Z14
-	VMULPD       384(X)(OFF*1), Z8, Z15
-	VMULPD       448(X)(OFF*1), Z8, Z16
-	VADDPD       Z9, Z0, Z0
-	VADDPD       Z10, Z1, Z1
-	VADDPD       Z11, Z2, Z2
-	VADDPD       Z12, Z3, Z3
-	VADDPD       Z13, Z4, Z4
-	VADDPD       Z14, Z5, Z5
-	VADDPD       Z15, Z6, Z6
-	VADDPD       Z16, Z7, Z7
+	ADDSCALED64(PA, X, OFF)
 	ADDQ         $24, PV
 	ADDQ         $8, PA
 	DECQ         T
