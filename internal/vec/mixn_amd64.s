@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "strip_amd64.h"
 #include "scaled_amd64.h"
 
 #define VECS R9  // &xs[0]

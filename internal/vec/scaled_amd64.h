@@ -1,16 +1,6 @@
 // The 64-element step of the scaled sums of addscaled_amd64.s and
-// mixn_amd64.s: the sums of a block of 64 float64s in Z0-Z7.
-
-// ZERO8 sets the eight sums Z0-Z7 to +0.
-#define ZERO8 \
-	VPXORQ Z0, Z0, Z0 \
-	VPXORQ Z1, Z1, Z1 \
-	VPXORQ Z2, Z2, Z2 \
-	VPXORQ Z3, Z3, Z3 \
-	VPXORQ Z4, Z4, Z4 \
-	VPXORQ Z5, Z5, Z5 \
-	VPXORQ Z6, Z6, Z6 \
-	VPXORQ Z7, Z7, Z7
+// mixn_amd64.s: the sums of a block of 64 float64s in Z0-Z7 (cleared by
+// strip_amd64.h's ZERO8).
 
 // ADDSCALED64 adds the coefficient at (A) times the 64 float64s at
 // X+OFF to the sums Z0-Z7, each product rounded before its sum (the sum

@@ -1,6 +1,7 @@
 // The masks of a strip of columns and the sums of four rows in
 // registers, for the RowSums and DenseSums kernels (rowsums_amd64.s,
-// rowsums32_amd64.s, rowsumsat_amd64.s, densesums_amd64.s).
+// rowsums32_amd64.s, rowsumsat_amd64.s, densesums_amd64.s); ZERO8 for
+// the scaled sums too (scaled_amd64.h).
 
 // LANEMASK sets K to the lanes of a register of W lanes that holds the
 // columns OFF .. OFF+W-1 of a strip when BX columns are left: all W of
@@ -34,8 +35,8 @@
 	LANEMASK(32, 16, K3) \
 	LANEMASK(48, 16, K4)
 
-// ZERO16 sets the sixteen sums of four rows (Z0-Z15) to +0.
-#define ZERO16 \
+// ZERO8 sets Z0-Z7 to +0.
+#define ZERO8 \
 	VPXORQ Z0, Z0, Z0 \
 	VPXORQ Z1, Z1, Z1 \
 	VPXORQ Z2, Z2, Z2 \
@@ -43,7 +44,11 @@
 	VPXORQ Z4, Z4, Z4 \
 	VPXORQ Z5, Z5, Z5 \
 	VPXORQ Z6, Z6, Z6 \
-	VPXORQ Z7, Z7, Z7 \
+	VPXORQ Z7, Z7, Z7
+
+// ZERO16 sets the sixteen sums of four rows (Z0-Z15) to +0.
+#define ZERO16 \
+	ZERO8 \
 	VPXORQ Z8, Z8, Z8 \
 	VPXORQ Z9, Z9, Z9 \
 	VPXORQ Z10, Z10, Z10 \
