@@ -224,10 +224,11 @@ func mulTransBAdd(dst, p, w, pattern *mat.Dense) { mulTransBRows(dst, p, w, patt
 // computes at once, before adding them to dst.
 const transRows = 64
 
-// mulTransBRows is mulTransB, or mulTransBAdd if add is set. Every entry is one dot product (dot's order). For m >=
-// shortLoop the product is vec.DotMNStride of the rows of p and w, which
-// computes every entry (those the pattern zeroes too, and zeroes them),
-// and mulTransBAdd's sum the same in blocks of transRows rows.
+// mulTransBRows is mulTransB, or mulTransBAdd if add is set. Every entry
+// is one dot product (dot's order). For m >= shortLoop the product is
+// vec.DotMNStride of the rows of p and w, which computes every entry
+// (those the pattern zeroes too, and zeroes them), and mulTransBAdd's
+// sum the same in blocks of transRows rows.
 // A shorter m sums each entry in sequence (mulTransBShort's order):
 // vec.SeqDotMNStride where the level has it, mulTransBShort otherwise and
 // for mulTransBAdd.

@@ -6,8 +6,10 @@ import (
 	"github.com/fedaux/fedaux/internal/vec"
 )
 
-// mixChunk is the number of parameter entries mixed at a time: small
-// enough that one chunk of every client stays in cache.
+// mixChunk is the number of parameter entries a worker mixes at a time
+// (vec.MixInPlace, which takes them in blocks of its own where it has a
+// kernel, and in one piece below AVX-512: small enough that one chunk of
+// every client stays in cache).
 const mixChunk = 4096
 
 // mix returns each client's message for the next round: theta_k =

@@ -16,7 +16,7 @@
 #define X SI     // &xs[j][0]
 #define I DX     // rows left
 #define PW R14   // walks w
-#define PT BX    // walks tmp
+#define PT BX    // byte offset of the row in tmp
 
 // func mixInPlaceAVX512(xs, w [][]float64, tmp []float64, n int)
 //
@@ -36,7 +36,7 @@ block:
 	CMPQ OFF, END
 	JGE  done
 	MOVQ ROWS, PW
-	MOVQ TMP, PT
+	XORQ PT, PT
 	MOVQ K, I
 
 row:
@@ -53,14 +53,7 @@ term:
 	DECQ         T
 	JNZ          term
 
-	VMOVUPD Z0, (PT)
-	VMOVUPD Z1, 64(PT)
-	VMOVUPD Z2, 128(PT)
-	VMOVUPD Z3, 192(PT)
-	VMOVUPD Z4, 256(PT)
-	VMOVUPD Z5, 320(PT)
-	VMOVUPD Z6, 384(PT)
-	VMOVUPD Z7, 448(PT)
+	STORE64(TMP, PT)
 	ADDQ    $512, PT
 	ADDQ    $24, PW
 	DECQ    I
@@ -68,27 +61,13 @@ term:
 
 	// Every row of the block is summed: copy them over the block.
 	MOVQ VECS, PV
-	MOVQ TMP, PT
+	XORQ PT, PT
 	MOVQ K, I
 
 back:
 	MOVQ    (PV), X
-	VMOVUPD (PT), Z0
-	VMOVUPD 64(PT), Z1
-	VMOVUPD 128(PT), Z2
-	VMOVUPD 192(PT), Z3
-	VMOVUPD 256(PT), Z4
-	VMOVUPD 320(PT), Z5
-	VMOVUPD 384(PT), Z6
-	VMOVUPD 448(PT), Z7
-	VMOVUPD Z0, (X)(OFF*1)
-	VMOVUPD Z1, 64(X)(OFF*1)
-	VMOVUPD Z2, 128(X)(OFF*1)
-	VMOVUPD Z3, 192(X)(OFF*1)
-	VMOVUPD Z4, 256(X)(OFF*1)
-	VMOVUPD Z5, 320(X)(OFF*1)
-	VMOVUPD Z6, 384(X)(OFF*1)
-	VMOVUPD Z7, 448(X)(OFF*1)
+	LOAD64(TMP, PT)
+	STORE64(X, OFF)
 	ADDQ    $512, PT
 	ADDQ    $24, PV
 	DECQ    I
