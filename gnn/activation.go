@@ -99,6 +99,35 @@ func (d *Dropout) draw(size int, rng *rand.Rand) {
 	drawScale(d.scale, d.P, rng)
 }
 
+// drawBits is drawScale with one bit a draw (p is 0, 1/2 or 1): draw i
+// is bit i%64 of the (i/64)-th word, kept when the bit is at least
+// thresh. Four draws at a time are one of sixteen rows of a table, the
+// values of the element-by-element rule.
+func drawBits[T float32 | float64](scale []T, keepOrDrop [2]T, thresh uint64, rng *rand.Rand) {
+	var tbl [16][4]T
+	for n := range tbl {
+		for j := range tbl[n] {
+			tbl[n][j] = keepOrDrop[b2i(uint64(n>>j)&1 >= thresh)]
+		}
+	}
+	i := 0
+	for ; i+64 <= len(scale); i += 64 {
+		word := rng.Uint64()
+		s := scale[i : i+64 : i+64]
+		for q := 0; q < 64; q += 4 {
+			*(*[4]T)(s[q:]) = tbl[word&15]
+			word >>= 4
+		}
+	}
+	if i < len(scale) {
+		word := rng.Uint64()
+		for ; i < len(scale); i++ {
+			scale[i] = keepOrDrop[b2i(word&1 >= thresh)]
+			word >>= 1
+		}
+	}
+}
+
 // drawScale sets every element of scale to 0 (dropped, probability p) or
 // T(1/(1-p)) (kept), drawing from rng as Dropout.draw does: the float32
 // layers draw their scale in float32 directly, with the same draws and
@@ -127,6 +156,8 @@ func drawScale[T float32 | float64](scale []T, p float64, rng *rand.Rand) {
 		for i := range scale {
 			scale[i] = keepOrDrop[b2i(rng.Uint64() >= thresh)]
 		}
+	} else if bits == 1 {
+		drawBits(scale, keepOrDrop, uint64(math.Ldexp(p, 1)), rng)
 	} else {
 		thresh := uint64(math.Ldexp(p, bits))
 		mask := uint64(1)<<bits - 1

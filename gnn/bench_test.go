@@ -139,3 +139,21 @@ func BenchmarkGCNSparseLayer(b *testing.B) {
 	}
 	stop()
 }
+
+// BenchmarkDrawScale draws the dropout scale of a computer-10 client's
+// hidden layer (1,375 nodes x 256) at p = 1/2 in both precisions.
+func BenchmarkDrawScale(b *testing.B) {
+	const n = 1375 * 256
+	b.Run("f64", func(b *testing.B) {
+		s, rng := make([]float64, n), rand.New(rand.NewPCG(1, 2))
+		for b.Loop() {
+			drawScale(s, 0.5, rng)
+		}
+	})
+	b.Run("f32", func(b *testing.B) {
+		s, rng := make([]float32, n), rand.New(rand.NewPCG(1, 2))
+		for b.Loop() {
+			drawScale(s, 0.5, rng)
+		}
+	})
+}

@@ -437,3 +437,70 @@ func TestDrawScale32(t *testing.T) {
 		}
 	}
 }
+
+// drawScaleRef is drawScale's rule element by element: draw i keeps when
+// its bits of the words drawn in turn are at least p's threshold.
+func drawScaleRef(scale []float64, p float64, rng *rand.Rand) {
+	keep := 0.0
+	if p < 1 {
+		keep = 1 / (1 - p)
+	}
+	bits := 64
+	for b := 1; b < 64; b *= 2 {
+		if v := math.Ldexp(p, b); v == math.Trunc(v) {
+			bits = b
+			break
+		}
+	}
+	var word uint64
+	left := 0
+	for i := range scale {
+		var kept bool
+		if bits == 64 {
+			thresh := uint64(math.MaxUint64)
+			if p < 1 {
+				thresh = uint64(math.Ldexp(p, 64))
+			}
+			kept = rng.Uint64() >= thresh
+		} else {
+			if left == 0 {
+				word, left = rng.Uint64(), 64
+			}
+			kept = word&(1<<bits-1) >= uint64(math.Ldexp(p, bits))
+			word >>= bits
+			left -= bits
+		}
+		scale[i] = 0
+		if kept {
+			scale[i] = keep
+		}
+	}
+}
+
+// TestDrawScaleRule: drawScale, in both precisions, gives the scale of
+// its rule applied draw by draw and leaves the stream where the rule
+// does, at every length around a word's 64 draws.
+func TestDrawScaleRule(t *testing.T) {
+	for _, p := range []float64{0, 0.5, 1, 0.25, 0.3} {
+		for _, n := range []int{0, 1, 3, 4, 5, 63, 64, 65, 127, 128, 129, 1000} {
+			want := make([]float64, n)
+			ref := rand.New(rand.NewPCG(3, uint64(n)))
+			drawScaleRef(want, p, ref)
+			got := make([]float64, n)
+			rng := rand.New(rand.NewPCG(3, uint64(n)))
+			drawScale(got, p, rng)
+			got32 := make([]float32, n)
+			rng32 := rand.New(rand.NewPCG(3, uint64(n)))
+			drawScale(got32, p, rng32)
+			for i := range want {
+				if got[i] != want[i] || got32[i] != float32(want[i]) {
+					t.Fatalf("p %v, n %d: entry %d is %v (float32 %v), want %v", p, n, i, got[i], got32[i], want[i])
+				}
+			}
+			next := ref.Uint64()
+			if g, g32 := rng.Uint64(), rng32.Uint64(); g != next || g32 != next {
+				t.Errorf("p %v, n %d: the stream goes on at %x (float32 %x), want %x", p, n, g, g32, next)
+			}
+		}
+	}
+}
