@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -115,6 +117,10 @@ type Engine struct {
 	rollback    bool        // SetRollback
 	kept        *Checkpoint // the state kept for Rollback (in memory)
 	recomputing bool        // Rollback is recomputing rounds
+
+	// took is each client's wall time for its part of the last round it
+	// ran, from which runClients orders the next round's clients.
+	took []time.Duration
 
 	wantMu sync.Mutex // guards want, which Want sets while a round may run
 	want   wantSet
@@ -371,7 +377,9 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 				if extra != nil {
 					msg.Extra = extra[i]
 				}
+				start := time.Now()
 				ups[i], errs[i] = e.runRound(ctx, i, msg)
+				e.took[i] = time.Since(start)
 				if e.OnProgress != nil {
 					mu.Lock()
 					done++
@@ -382,7 +390,10 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 			}
 		}()
 	}
-	for i := 0; i < k; i++ {
+	if len(e.took) != k {
+		e.took = make([]time.Duration, k)
+	}
+	for _, i := range longestFirst(e.took) {
 		if absent != nil && absent[i] {
 			mu.Lock()
 			done++ // counts as done for progress
@@ -401,6 +412,20 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 		}
 	}
 	return ups, nil
+}
+
+// longestFirst returns the order in which a round hands its clients to
+// the workers: the longest part of the last round first, ties (and the
+// first round) in client order, so that the round does not end with one
+// worker on a long client while the others wait. The order changes no
+// result: each client owns its state and its random stream.
+func longestFirst(took []time.Duration) []int {
+	order := make([]int, len(took))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(took[b], took[a]) })
+	return order
 }
 
 // broadcast returns each client's Message.Extra for the round (nil when
