@@ -99,11 +99,12 @@ func (d *Dropout) draw(size int, rng *rand.Rand) {
 	drawScale(d.scale, d.P, rng)
 }
 
-// drawBits is drawScale with one bit a draw (p is 0, 1/2 or 1): draw i
-// is bit i%64 of the (i/64)-th word, kept when the bit is at least
-// thresh. Four draws at a time are one of sixteen rows of a table, the
-// values of the element-by-element rule.
-func drawBits[T float32 | float64](scale []T, keepOrDrop [2]T, thresh uint64, rng *rand.Rand) {
+// drawWords is drawScale's loop at one bit a draw (p is 0, 1/2 or 1)
+// over the whole words that scale takes: it sets the first 64 x n
+// elements from n words, draw i being bit i%64 of its word, kept when
+// the bit is at least thresh, and returns 64 x n. Four draws at a time
+// are one of sixteen rows of a table of the rule's values.
+func drawWords[T float32 | float64](scale []T, keepOrDrop [2]T, thresh uint64, rng *rand.Rand) int {
 	var tbl [16][4]T
 	for n := range tbl {
 		for j := range tbl[n] {
@@ -119,13 +120,7 @@ func drawBits[T float32 | float64](scale []T, keepOrDrop [2]T, thresh uint64, rn
 			word >>= 4
 		}
 	}
-	if i < len(scale) {
-		word := rng.Uint64()
-		for ; i < len(scale); i++ {
-			scale[i] = keepOrDrop[b2i(word&1 >= thresh)]
-			word >>= 1
-		}
-	}
+	return i
 }
 
 // drawScale sets every element of scale to 0 (dropped, probability p) or
@@ -156,14 +151,16 @@ func drawScale[T float32 | float64](scale []T, p float64, rng *rand.Rand) {
 		for i := range scale {
 			scale[i] = keepOrDrop[b2i(rng.Uint64() >= thresh)]
 		}
-	} else if bits == 1 {
-		drawBits(scale, keepOrDrop, uint64(math.Ldexp(p, 1)), rng)
 	} else {
 		thresh := uint64(math.Ldexp(p, bits))
 		mask := uint64(1)<<bits - 1
+		i := 0
+		if bits == 1 {
+			i = drawWords(scale, keepOrDrop, thresh, rng)
+		}
 		var word uint64
 		left := 0
-		for i := range scale {
+		for ; i < len(scale); i++ {
 			if left == 0 {
 				word, left = rng.Uint64(), 64
 			}
