@@ -91,10 +91,10 @@ type Score struct {
 // MaxNorm (nil rng: zero, see NewModel).
 func NewScore(kind ScoreKind, d int, rng *rand.Rand) *Score {
 	a := newParam("apv", 1, d, false)
+	if rng == nil {
+		return &Score{Kind: kind, APV: a}
+	}
 	for i := range a.Value {
-		if rng == nil {
-			break
-		}
 		if kind == MaxNorm {
 			a.Value[i] = rng.NormFloat64()
 		} else {

@@ -6,10 +6,10 @@ import (
 	"github.com/fedaux/fedaux/internal/vec"
 )
 
-// mixChunk is the number of parameter entries a worker mixes at a time
-// (vec.MixInPlace, which takes them in blocks of its own where it has a
-// kernel, and in one piece below AVX-512: small enough that one chunk of
-// every client stays in cache).
+// mixChunk is the number of parameter entries a worker hands
+// vec.MixInPlace at a time: the unit the workers share out, and below
+// AVX-512 (where MixInPlace sums each row over the whole chunk) small
+// enough that one chunk of every client stays in cache.
 const mixChunk = 4096
 
 // mix returns each client's message for the next round: theta_k =
@@ -33,7 +33,7 @@ func mix(ups []*Update, w [][]float64, workers int) []*Message {
 			defer wg.Done()
 			buf := getAcc(k * mixChunk)
 			defer accPool.Put(buf)
-			acc := *buf // the chunk's mixed values, client by client
+			acc := *buf // MixInPlace's scratch: a chunk for each client
 			src := make([][]float64, k)
 			for lo := range chunks {
 				hi := min(lo+mixChunk, n)
