@@ -504,3 +504,56 @@ func TestDrawScaleRule(t *testing.T) {
 		}
 	}
 }
+
+// TestGCNSparsePlansFollowInput: a layer keeps the block plans of its
+// sparse input across Release, and makes new ones when the input
+// changes. Forward and Backward on inputs that alternate (both dense
+// enough to be summed in blocks, and with the same shape) give the bits
+// of a fresh layer with the same parameters, and the plans of the first
+// input are the same arrays after a Release.
+func TestGCNSparsePlansFollowInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n, fin, fout = 2*termRows + 7, 700, 40
+	prop, _ := NewPropagator(randGraph(rng, n, 0.05))
+	xa, xb := randSparse(rng, n, fin, 260), randSparse(rng, n, fin, 240)
+	if xa.Cols != fin || xb.Cols != fin {
+		t.Fatalf("inputs of %d and %d columns, want %d", xa.Cols, xb.Cols, fin)
+	}
+	l := NewGCN("conv", fin, fout, true, rng)
+	perturbMask(rng, l.Mask)
+	dout := randDense(rng, n, fout, 1)
+	run := func(l *GCN, x *CSR) (out, grad []float64) {
+		l.Weight.ZeroGrad()
+		l.Mask.ZeroGrad()
+		l.Bias.ZeroGrad()
+		out = copyData(l.Forward(prop, Features{Sparse: x}, true))
+		l.Backward(dout, false)
+		return out, append([]float64(nil), l.Weight.Grad...)
+	}
+	var first *int
+	for k, x := range []*CSR{xa, xb, xa, xa} {
+		fresh := NewGCN("conv", fin, fout, true, nil)
+		copy(fresh.Weight.Value, l.Weight.Value)
+		copy(fresh.Mask.Value, l.Mask.Value)
+		wantOut, wantGrad := run(fresh, x)
+		gotOut, gotGrad := run(l, x)
+		for i := range wantOut {
+			if math.Float64bits(gotOut[i]) != math.Float64bits(wantOut[i]) {
+				t.Fatalf("input %d: output %d is %v, a fresh layer's %v", k, i, gotOut[i], wantOut[i])
+			}
+		}
+		for i := range wantGrad {
+			if math.Float64bits(gotGrad[i]) != math.Float64bits(wantGrad[i]) {
+				t.Fatalf("input %d: weight gradient %d is %v, a fresh layer's %v", k, i, gotGrad[i], wantGrad[i])
+			}
+		}
+		if l.plans.of != x || len(l.plans.fwd) != 3 || l.plans.fwd[0].nb < 2 || len(l.plans.bwd) == 0 || l.plans.bwd[0].nb < 2 {
+			t.Fatalf("input %d: plans for %p (%d forward chunks, %d backward), want %p's, 3 and some, in blocks", k, l.plans.of, len(l.plans.fwd), len(l.plans.bwd), x)
+		}
+		if k == 3 && &l.plans.fwd[0].ends[0] != first {
+			t.Error("the plans of an unchanged input were made again after Release")
+		}
+		first = &l.plans.fwd[0].ends[0]
+		l.release()
+	}
+}

@@ -19,7 +19,8 @@ const termRows = 128
 type terms struct {
 	t    []vec.Term
 	n    []int
-	pos  []int       // scratch indices: kept columns, column counts, block ends
+	pos  []int       // scratch indices: kept columns, column counts
+	plan blockPlan   // sumCompressed's plan when it is given none
 	wt   []float64   // a transposed factor (transpose)
 	res  []float64   // results (out)
 	ys   [][]float64 // rows of the factors (factorRows)
@@ -308,42 +309,74 @@ func blockEnds(ends, rows, ptr, idx []int, shift, nb int) {
 	}
 }
 
-// sumCompressed sets row q of dst (cols elements from dst[q*dstStride]),
-// for q = 0 .. len(rows)-1, to the sum from +0 of val[k] times row idx[k]
-// of src (from src[idx[k]*srcStride]) over the entries k = ptr[r] ..
-// ptr[r+1]-1 of r = rows[q], in that order, as vec.RowSums sums them.
-// Within a row, idx must increase; srcRows bounds it.
-func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64, srcStride, srcRows int, ptr, idx []int, val []float64, rows []int) {
+// A blockPlan is how sumCompressed splits the terms of one call into
+// blocks of the source's rows: 1 << shift rows a block, nb blocks, and
+// ends as blockEnds sets them. It depends only on the rows' entries'
+// pattern (ptr, idx) and srcRows, so a caller that sums the same pattern
+// again keeps it (GCN.plans).
+type blockPlan struct {
+	shift, nb int
+	total     int // the rows' entries
+	ends      []int
+}
+
+// make sets p for the rows (entries ptr[r] .. ptr[r+1]-1 of r = rows[q],
+// idx increasing within a row) on a source of srcRows rows.
+func (p *blockPlan) make(ptr, idx, rows []int, srcRows int) {
 	nr := len(rows)
 	total := 0
 	for _, r := range rows {
 		total += ptr[r+1] - ptr[r]
 	}
-	shift := blockShiftFor(total, nr, srcRows)
-	nb := (srcRows + 1<<shift - 1) >> shift
-	if cap(b.pos) < nb*nr {
-		b.pos = make([]int, nb*nr)
+	p.total = total
+	p.shift = blockShiftFor(total, nr, srcRows)
+	p.nb = (srcRows + 1<<p.shift - 1) >> p.shift
+	if cap(p.ends) < p.nb*nr {
+		p.ends = make([]int, p.nb*nr)
 	}
-	ends := b.pos[:nb*nr]
-	blockEnds(ends, rows, ptr, idx, shift, nb)
+	p.ends = p.ends[:p.nb*nr]
+	blockEnds(p.ends, rows, ptr, idx, p.shift, p.nb)
+}
+
+// sumCompressed sets row q of dst (cols elements from dst[q*dstStride]),
+// for q = 0 .. len(rows)-1, to the sum from +0 of val[k] times row idx[k]
+// of src (from src[idx[k]*srcStride]) over the entries k = ptr[r] ..
+// ptr[r+1]-1 of r = rows[q], in that order, as vec.RowSums sums them.
+// Within a row, idx must increase; srcRows bounds it. plan is the
+// blocks' plan for these rows (blockPlan.make); nil makes one.
+func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64, srcStride, srcRows int, ptr, idx []int, val []float64, rows []int, plan *blockPlan) {
+	if plan == nil {
+		plan = &b.plan
+		plan.make(ptr, idx, rows, srcRows)
+	}
+	nr, ends, total := len(rows), plan.ends, plan.total
 	b.reset(nr, 0)
 	if cap(b.t) < total {
 		b.t = make([]vec.Term, total)
 	}
 	t := b.t[:total]
-	for g := range nb {
+	for g := range plan.nb {
 		p := 0
 		for q, r := range rows {
 			lo := ptr[r]
 			if g > 0 {
 				lo = ends[(g-1)*nr+q]
 			}
-			for k := lo; k < ends[g*nr+q]; k++ {
-				t[p] = vec.Term{Off: idx[k] * srcStride, A: val[k]}
-				p++
-			}
-			b.n[q] = ends[g*nr+q] - lo
+			hi := ends[g*nr+q]
+			gatherTerms(t[p:p+hi-lo], idx[lo:hi], val[lo:hi], srcStride)
+			p += hi - lo
+			b.n[q] = hi - lo
 		}
 		vec.RowSums(dst, dstStride, cols, src, t[:p], b.n, g == 0)
+	}
+}
+
+// gatherTerms sets t[k] to the term val[k] times the source row idx[k]
+// (at idx[k]*stride).
+func gatherTerms(t []vec.Term, idx []int, val []float64, stride int) {
+	val = val[:len(idx)]
+	t = t[:len(idx)]
+	for k, j := range idx {
+		t[k] = vec.Term{Off: j * stride, A: val[k]}
 	}
 }
