@@ -123,7 +123,7 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 		rows := b.rowRange(i0, i1)
 		p, made := l.plans.chunk(&l.plans.fwd, i0/termRows)
 		if !made {
-			p.make(x.Indptr, x.Indices, rows, w.Rows)
+			p.make(x.Indptr, x.Indices, rows, w.Rows, &b.pos)
 		}
 		b.sumCompressed(raw.Data[i0*raw.Stride:], raw.Stride, l.Out, w.Data, w.Stride, w.Rows,
 			x.Indptr, x.Indices, x.Values, rows, p)
@@ -173,7 +173,7 @@ func (p *sparsePlans) chunk(list *[]blockPlan, c int) (plan *blockPlan, made boo
 		*list = append(*list, blockPlan{})
 	}
 	plan = &(*list)[c]
-	made = plan.ends != nil
+	made = plan.n != nil
 	return plan, made
 }
 
@@ -332,7 +332,7 @@ func (l *GCN) eachGradRow(dxw *mat.Dense, f func(r int, d []float64) error) erro
 		q1 := min(q0+termRows, len(cols))
 		p, made := l.plans.chunk(&l.plans.bwd, q0/termRows)
 		if !made {
-			p.make(l.xt.ptr, l.xt.idx, cols[q0:q1], raw.Rows)
+			p.make(l.xt.ptr, l.xt.idx, cols[q0:q1], raw.Rows, &b.pos)
 		}
 		b.sumCompressed(blk.Data, blk.Stride, c, raw.Data, raw.Stride, raw.Rows, l.xt.ptr, l.xt.idx, l.xt.val, cols[q0:q1], p)
 		for q, r := range cols[q0:q1] {

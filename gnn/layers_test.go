@@ -550,10 +550,10 @@ func TestGCNSparsePlansFollowInput(t *testing.T) {
 		if l.plans.of != x || len(l.plans.fwd) != 3 || l.plans.fwd[0].nb < 2 || len(l.plans.bwd) == 0 || l.plans.bwd[0].nb < 2 {
 			t.Fatalf("input %d: plans for %p (%d forward chunks, %d backward), want %p's, 3 and some, in blocks", k, l.plans.of, len(l.plans.fwd), len(l.plans.bwd), x)
 		}
-		if k == 3 && &l.plans.fwd[0].ends[0] != first {
+		if k == 3 && &l.plans.fwd[0].n[0] != first {
 			t.Error("the plans of an unchanged input were made again after Release")
 		}
-		first = &l.plans.fwd[0].ends[0]
+		first = &l.plans.fwd[0].n[0]
 		l.release()
 	}
 }

@@ -310,32 +310,53 @@ func blockEnds(ends, rows, ptr, idx []int, shift, nb int) {
 }
 
 // A blockPlan is how sumCompressed splits the terms of one call into
-// blocks of the source's rows: 1 << shift rows a block, nb blocks, and
-// ends as blockEnds sets them. It depends only on the rows' entries'
-// pattern (ptr, idx) and srcRows, so a caller that sums the same pattern
-// again keeps it (GCN.plans).
+// blocks of the source's rows: nb blocks of 1 << shift rows; n[g*nr+q]
+// (nr rows) is the count of row q's entries in block g, and block g's
+// terms start at start[g] of all the rows' (start[nb] is their total).
+// It depends only on the rows' entries' pattern (ptr, idx) and srcRows,
+// so a caller that sums the same pattern again keeps it (GCN.plans).
 type blockPlan struct {
 	shift, nb int
-	total     int // the rows' entries
-	ends      []int
+	n, start  []int
 }
 
 // make sets p for the rows (entries ptr[r] .. ptr[r+1]-1 of r = rows[q],
-// idx increasing within a row) on a source of srcRows rows.
-func (p *blockPlan) make(ptr, idx, rows []int, srcRows int) {
+// idx increasing within a row) on a source of srcRows rows; ends is
+// scratch memory (blockEnds).
+func (p *blockPlan) make(ptr, idx, rows []int, srcRows int, ends *[]int) {
 	nr := len(rows)
 	total := 0
 	for _, r := range rows {
 		total += ptr[r+1] - ptr[r]
 	}
-	p.total = total
 	p.shift = blockShiftFor(total, nr, srcRows)
 	p.nb = (srcRows + 1<<p.shift - 1) >> p.shift
-	if cap(p.ends) < p.nb*nr {
-		p.ends = make([]int, p.nb*nr)
+	e := growInts(*ends, p.nb*nr)
+	*ends = e
+	blockEnds(e, rows, ptr, idx, p.shift, p.nb)
+	p.n = growInts(p.n, p.nb*nr)
+	p.start = growInts(p.start, p.nb+1)
+	p.start[0] = 0
+	for g := range p.nb {
+		m := 0
+		for q, r := range rows {
+			lo := ptr[r]
+			if g > 0 {
+				lo = e[(g-1)*nr+q]
+			}
+			p.n[g*nr+q] = e[g*nr+q] - lo
+			m += e[g*nr+q] - lo
+		}
+		p.start[g+1] = p.start[g] + m
 	}
-	p.ends = p.ends[:p.nb*nr]
-	blockEnds(p.ends, rows, ptr, idx, p.shift, p.nb)
+}
+
+// growInts returns s with length n, reallocated if too short.
+func growInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
 }
 
 // sumCompressed sets row q of dst (cols elements from dst[q*dstStride]),
@@ -344,30 +365,36 @@ func (p *blockPlan) make(ptr, idx, rows []int, srcRows int) {
 // ptr[r+1]-1 of r = rows[q], in that order, as vec.RowSums sums them.
 // Within a row, idx must increase; srcRows bounds it. plan is the
 // blocks' plan for these rows (blockPlan.make); nil makes one.
+//
+// It gathers the terms of every block in one pass over the rows'
+// entries, each row's in order, into the blocks' places (a stream read
+// and nb streams written, where gathering a block at a time read a short
+// run of every row's entries), then sums block after block.
 func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64, srcStride, srcRows int, ptr, idx []int, val []float64, rows []int, plan *blockPlan) {
 	if plan == nil {
 		plan = &b.plan
-		plan.make(ptr, idx, rows, srcRows)
+		plan.make(ptr, idx, rows, srcRows, &b.pos)
 	}
-	nr, ends, total := len(rows), plan.ends, plan.total
-	b.reset(nr, 0)
+	nr, nb := len(rows), plan.nb
+	total := plan.start[nb]
 	if cap(b.t) < total {
 		b.t = make([]vec.Term, total)
 	}
 	t := b.t[:total]
-	for g := range plan.nb {
-		p := 0
-		for q, r := range rows {
-			lo := ptr[r]
-			if g > 0 {
-				lo = ends[(g-1)*nr+q]
-			}
-			hi := ends[g*nr+q]
-			gatherTerms(t[p:p+hi-lo], idx[lo:hi], val[lo:hi], srcStride)
-			p += hi - lo
-			b.n[q] = hi - lo
+	at := growInts(b.pos, nb)
+	b.pos = at
+	copy(at, plan.start)
+	for q, r := range rows {
+		k := ptr[r]
+		for g, p := range at {
+			c := plan.n[g*nr+q]
+			gatherTerms(t[p:p+c], idx[k:k+c], val[k:k+c], srcStride)
+			at[g] = p + c
+			k += c
 		}
-		vec.RowSums(dst, dstStride, cols, src, t[:p], b.n, g == 0)
+	}
+	for g := range nb {
+		vec.RowSums(dst, dstStride, cols, src, t[plan.start[g]:plan.start[g+1]], plan.n[g*nr:(g+1)*nr], g == 0)
 	}
 }
 
