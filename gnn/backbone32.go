@@ -165,7 +165,7 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 			selected = b.xCols.count
 		}
 		l.effective(ll, !train, selected)
-		xw := grow32(l.dxw, n*d) // X W, overwritten by backward's A_hat d
+		xw := grow(l.dxw, n*d) // X W, overwritten by backward's A_hat d
 		l.dxw = xw
 		switch {
 		case x != nil:
@@ -180,9 +180,9 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 			l.terms.denseTerms(b.x32, n, ll.In, d)
 			l.terms.sum(xw, d, l.weff)
 		}
-		l.relu = grow32(l.relu, n*d)
+		l.relu = grow(l.relu, n*d)
 		b.propTerms.sum(l.relu, d, xw)
-		l.bias = grow32(l.bias, d)
+		l.bias = grow(l.bias, d)
 		vec.To32(l.bias, ll.Bias.Value)
 		for r := 0; r < n; r++ {
 			vec.BiasReLU32(l.relu[r*d:(r+1)*d], l.bias) // max(v + b, 0)
@@ -190,9 +190,9 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 		drop := &m.layers[i].drop
 		if train && drop.P > 0 {
 			l.drop = true
-			l.scale = grow32(l.scale, n*d)
+			l.scale = grow(l.scale, n*d)
 			drawScale(l.scale, drop.P, rng)
-			l.dropped = grow32(l.dropped, n*d)
+			l.dropped = grow(l.dropped, n*d)
 			vec.Mul32(l.dropped, l.relu, l.scale)
 			l.out = l.dropped
 		} else {
@@ -214,7 +214,7 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 // stale and must not be read. When StepEvaluate's step has formed the
 // pruned rows (ahead), it leaves them.
 func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
-	l.weff = grow32(l.weff, g.In*g.Out)
+	l.weff = grow(l.weff, g.In*g.Out)
 	if l.ahead && pruned {
 		return
 	}
@@ -258,7 +258,7 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense, skipFirst bool) (dweff []
 	g := b.dh32
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l, ll := &b.layers[i], m.layers[i].conv
-		l.d = grow32(l.d, n*d)
+		l.d = grow(l.d, n*d)
 		var scale []float32
 		if l.drop {
 			scale = l.scale[:n*d]
@@ -268,7 +268,7 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense, skipFirst bool) (dweff []
 			vec.AddFrom32(ll.Bias.Grad, l.d[r*d:(r+1)*d]) // column sums, row after row
 		}
 		b.propTerms.sum(l.dxw, d, l.d) // A_hat is symmetric
-		l.dweff = grow32(l.dweff, ll.In*d)
+		l.dweff = grow(l.dweff, ll.In*d)
 		if l.x != nil {
 			l.terms.denseColumnTerms(l.x, n, ll.In, d)
 			l.terms.sum(l.dweff, d, l.dxw)
@@ -284,7 +284,7 @@ func (b *backbone32) backward(m *Model, dh *mat.Dense, skipFirst bool) (dweff []
 		if i == 0 {
 			break
 		}
-		l.dx = grow32(l.dx, n*ll.In)
+		l.dx = grow(l.dx, n*ll.In)
 		var pattern []float32
 		if l.pattern {
 			pattern = l.x

@@ -114,14 +114,6 @@ func (b *transB32) mulTransB32(dst, p, w []float32, n, m, k int, pattern []float
 	vec.DotMNStride32(dst, k, ps, ws, pattern, k)
 }
 
-// grow32 returns s with length n, reallocated if too short.
-func grow32(s []float32, n int) []float32 {
-	if cap(s) < n {
-		return make([]float32, n)
-	}
-	return s[:n]
-}
-
 // toF32 sets dst to the float32 roundings of src.
 func toF32(dst []float32, src []float64) {
 	src = src[:len(dst)]
@@ -133,7 +125,7 @@ func toF32(dst []float32, src []float64) {
 // denseToF32 returns the rows of m, rounded to float32, in dst.
 func denseToF32(dst []float32, m *mat.Dense) []float32 {
 	r, c := m.Dims()
-	dst = grow32(dst, r*c)
+	dst = grow(dst, r*c)
 	raw := m.RawMatrix()
 	for i := 0; i < r; i++ {
 		toF32(dst[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])

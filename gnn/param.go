@@ -159,9 +159,9 @@ func (b *buffer) zeros(r, c int) *mat.Dense {
 }
 
 // grow returns s resized to n, reallocating only when its capacity is short.
-func grow(s []float64, n int) []float64 {
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	return s[:n]
 }

@@ -19,8 +19,7 @@ const termRows = 128
 type terms struct {
 	t    []vec.Term
 	n    []int
-	pos  []int       // scratch indices: kept columns, column counts
-	plan blockPlan   // sumCompressed's plan when it is given none
+	pos  []int       // scratch indices: kept columns, column counts, block ends and cursors
 	wt   []float64   // a transposed factor (transpose)
 	res  []float64   // results (out)
 	ys   [][]float64 // rows of the factors (factorRows)
@@ -310,14 +309,14 @@ func blockEnds(ends, rows, ptr, idx []int, shift, nb int) {
 }
 
 // A blockPlan is how sumCompressed splits the terms of one call into
-// blocks of the source's rows: nb blocks of 1 << shift rows; n[g*nr+q]
+// blocks of the source's rows (blockShiftFor): nb blocks; n[g*nr+q]
 // (nr rows) is the count of row q's entries in block g, and block g's
 // terms start at start[g] of all the rows' (start[nb] is their total).
 // It depends only on the rows' entries' pattern (ptr, idx) and srcRows,
 // so a caller that sums the same pattern again keeps it (GCN.plans).
 type blockPlan struct {
-	shift, nb int
-	n, start  []int
+	nb       int
+	n, start []int
 }
 
 // make sets p for the rows (entries ptr[r] .. ptr[r+1]-1 of r = rows[q],
@@ -329,13 +328,13 @@ func (p *blockPlan) make(ptr, idx, rows []int, srcRows int, ends *[]int) {
 	for _, r := range rows {
 		total += ptr[r+1] - ptr[r]
 	}
-	p.shift = blockShiftFor(total, nr, srcRows)
-	p.nb = (srcRows + 1<<p.shift - 1) >> p.shift
-	e := growInts(*ends, p.nb*nr)
+	shift := blockShiftFor(total, nr, srcRows)
+	p.nb = (srcRows + 1<<shift - 1) >> shift
+	e := grow(*ends, p.nb*nr)
 	*ends = e
-	blockEnds(e, rows, ptr, idx, p.shift, p.nb)
-	p.n = growInts(p.n, p.nb*nr)
-	p.start = growInts(p.start, p.nb+1)
+	blockEnds(e, rows, ptr, idx, shift, p.nb)
+	p.n = grow(p.n, p.nb*nr)
+	p.start = grow(p.start, p.nb+1)
 	p.start[0] = 0
 	for g := range p.nb {
 		m := 0
@@ -351,37 +350,25 @@ func (p *blockPlan) make(ptr, idx, rows []int, srcRows int, ends *[]int) {
 	}
 }
 
-// growInts returns s with length n, reallocated if too short.
-func growInts(s []int, n int) []int {
-	if cap(s) < n {
-		return make([]int, n)
-	}
-	return s[:n]
-}
-
 // sumCompressed sets row q of dst (cols elements from dst[q*dstStride]),
 // for q = 0 .. len(rows)-1, to the sum from +0 of val[k] times row idx[k]
 // of src (from src[idx[k]*srcStride]) over the entries k = ptr[r] ..
 // ptr[r+1]-1 of r = rows[q], in that order, as vec.RowSums sums them.
 // Within a row, idx must increase; srcRows bounds it. plan is the
-// blocks' plan for these rows (blockPlan.make); nil makes one.
+// blocks' plan for these rows (blockPlan.make).
 //
 // It gathers the terms of every block in one pass over the rows'
 // entries, each row's in order, into the blocks' places (a stream read
 // and nb streams written, where gathering a block at a time read a short
 // run of every row's entries), then sums block after block.
 func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64, srcStride, srcRows int, ptr, idx []int, val []float64, rows []int, plan *blockPlan) {
-	if plan == nil {
-		plan = &b.plan
-		plan.make(ptr, idx, rows, srcRows, &b.pos)
-	}
 	nr, nb := len(rows), plan.nb
 	total := plan.start[nb]
 	if cap(b.t) < total {
 		b.t = make([]vec.Term, total)
 	}
 	t := b.t[:total]
-	at := growInts(b.pos, nb)
+	at := grow(b.pos, nb)
 	b.pos = at
 	copy(at, plan.start)
 	for q, r := range rows {

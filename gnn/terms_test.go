@@ -65,7 +65,9 @@ func TestSumCompressedBlocksKeepBits(t *testing.T) {
 				got[i], want[i] = float64(i), float64(i) // the gaps between rows must stay
 			}
 			var b terms
-			b.sumCompressed(got, dstStride, s.cols, src, srcStride, s.srcRows, ptr, idx, val, rows, nil)
+			var plan blockPlan
+			plan.make(ptr, idx, rows, s.srcRows, &b.pos)
+			b.sumCompressed(got, dstStride, s.cols, src, srcStride, s.srcRows, ptr, idx, val, rows, &plan)
 			for q, r := range rows {
 				var ts []vec.Term
 				for k := ptr[r]; k < ptr[r+1]; k++ {
