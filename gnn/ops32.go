@@ -26,13 +26,20 @@ func (b *terms32) reset(rows int) {
 	clear(b.n)
 }
 
+// off32 returns o as a Term32's offset; it panics if o does not fit one
+// (vec.CheckOff32).
+func off32(o int) int32 {
+	vec.CheckOff32(o)
+	return int32(o)
+}
+
 // csrTerms sets b to the rows of c as terms on a matrix of stride
 // columns: row i sums c_ij times row j, in the order of the entries.
 func (b *terms32) csrTerms(c *CSR, stride int) {
 	b.reset(c.Rows)
 	for i := 0; i < c.Rows; i++ {
 		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
-			b.t = append(b.t, vec.Term32{Off: c.Indices[k] * stride, A: float32(c.Values[k])})
+			b.t = append(b.t, vec.Term32{Off: off32(c.Indices[k] * stride), A: float32(c.Values[k])})
 		}
 		b.n[i] = c.Indptr[i+1] - c.Indptr[i]
 	}
@@ -70,15 +77,17 @@ func (b *terms32) denseColumnTerms(x []float32, rows, cols, stride int) {
 	}
 	t := b.t[:rows*cols+1] // room for every entry, and one spill
 	_ = x[rows*cols-1]
+	vec.CheckOff32((rows - 1) * stride)
 	k := 0
 	for j := 0; j < cols; j++ {
 		k0 := k
-		o := 0
+		o := int32(0)
+		s := int32(stride)
 		for q := j; q < rows*cols; q += cols {
 			v := x[q]
 			t[k] = vec.Term32{Off: o, A: v}
 			k += b2i(v != 0)
-			o += stride
+			o += s
 		}
 		b.n[j] = k - k0
 	}
@@ -185,7 +194,7 @@ func (b *blocked32) build(rows, srcRows int, ptr, idx []int, val []float64, stri
 				lo = ends[(g-1)*rows+r]
 			}
 			for k := lo; k < ends[g*rows+r]; k++ {
-				b.t = append(b.t, vec.Term32{Off: idx[k] * stride, A: float32(val[k])})
+				b.t = append(b.t, vec.Term32{Off: off32(idx[k] * stride), A: float32(val[k])})
 			}
 			b.n[g][r] = ends[g*rows+r] - lo
 		}

@@ -25,7 +25,7 @@ func (b *terms32) csrColumnTerms(c *CSR, stride int) {
 	for i := 0; i < c.Rows; i++ {
 		for k := c.Indptr[i]; k < c.Indptr[i+1]; k++ {
 			j := c.Indices[k]
-			b.t[pos[j]] = vec.Term32{Off: i * stride, A: float32(c.Values[k])}
+			b.t[pos[j]] = vec.Term32{Off: int32(i * stride), A: float32(c.Values[k])}
 			pos[j]++
 		}
 	}

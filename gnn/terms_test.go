@@ -183,7 +183,7 @@ func TestDenseColumnTerms(t *testing.T) {
 			var want []vec.Term32
 			for i := 0; i < s.rows; i++ {
 				if v := x[i*s.cols+j]; v != 0 {
-					want = append(want, vec.Term32{Off: i * s.stride, A: v})
+					want = append(want, vec.Term32{Off: int32(i * s.stride), A: v})
 				}
 			}
 			if b.n[j] != len(want) {

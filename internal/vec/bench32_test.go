@@ -31,7 +31,7 @@ func BenchmarkPrecisionRowSums(b *testing.B) {
 		dst32, src32 := toF32(dst), toF32(src)
 		terms32 := make([]Term32, len(terms))
 		for i, t := range terms {
-			terms32[i] = Term32{Off: t.Off, A: float32(t.A)}
+			terms32[i] = Term32{Off: int32(t.Off), A: float32(t.A)}
 		}
 		name := fmt.Sprintf("rows=%d,src=%d,cols=%d,density=%v", s.rows, s.srcRows, s.cols, s.density)
 		b.Run(name+"/prec=f64", func(b *testing.B) {

@@ -272,19 +272,26 @@ func termsInRange(terms []Term, last int) bool {
 	return termsInRangeGo(terms, last)
 }
 
-// terms32InRange is termsInRange for Term32.
+// terms32InRange is termsInRange for Term32: whether every Off is at
+// least 0 and at most last.
 func terms32InRange(terms []Term32, last int) bool {
-	if level == AVX512 && len(terms) > 0 {
-		return offsInRangeAVX512(unsafe.Pointer(&terms[0]), len(terms), last)
+	if level == AVX512 && len(terms) > 0 && last >= 0 {
+		return offs32InRangeAVX512(&terms[0], len(terms), min(last, MaxOff32))
 	}
 	return terms32InRangeGo(terms, last)
 }
 
-// offsInRangeAVX512 reports whether the n terms of 16 bytes at p (Term
-// or Term32, Off first) all have uint(Off) <= uint(last).
+// offsInRangeAVX512 reports whether the n terms of 16 bytes at p (Term,
+// Off first) all have uint(Off) <= uint(last).
 //
 //go:noescape
 func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool
+
+// offs32InRangeAVX512 reports whether the n Term32s at p all have
+// uint32(Off) <= last, for last in 0 .. MaxOff32.
+//
+//go:noescape
+func offs32InRangeAVX512(p *Term32, n, last int) bool
 
 func nonzeroTerms(dst []Term, x []float64, stride int) int {
 	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+NonzeroTermsSlack {
@@ -310,18 +317,27 @@ func laneOffs(stride int) [8]int {
 //go:noescape
 func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
 
+// nonzeroTerms32 needs the last entry's Off, (len(x)-1)*stride, to fit
+// a Term32 (NonzeroTerms32 checks it): the kernel adds 8*stride to every
+// lane's Off after each eight entries, in 32 bits, so the Offs it
+// computes past the end may wrap, but it writes none of them.
 func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+NonzeroTermsSlack {
-		offs := laneOffs(stride)
+		var offs [8]int32
+		for i := range offs {
+			offs[i] = int32(i * stride)
+		}
 		return nonzeroTerms32AVX512(&dst[0], x, &offs, 8*stride)
 	}
 	return nonzeroTerms32Go(dst, x, stride)
 }
 
-// nonzeroTerms32AVX512 is nonzeroTermsAVX512 for float32 entries.
+// nonzeroTerms32AVX512 is nonzeroTermsAVX512 for float32 entries and
+// Term32s; offs holds the 32-bit Offs of the first eight entries, step
+// the Off of entry 8.
 //
 //go:noescape
-func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int, step int) int
+func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int32, step int) int
 
 func hasZero(x []float64) bool {
 	if level == AVX512 {

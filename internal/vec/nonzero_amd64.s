@@ -91,33 +91,75 @@ done:
 	VZEROUPPER
 	RET
 
-// func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int, step int) int
+// The lanes of eight Term32s: Off then A (dwords), Offs from the first
+// table, As from the second.
+DATA ilv32<>+0(SB)/4, $0
+DATA ilv32<>+4(SB)/4, $16
+DATA ilv32<>+8(SB)/4, $1
+DATA ilv32<>+12(SB)/4, $17
+DATA ilv32<>+16(SB)/4, $2
+DATA ilv32<>+20(SB)/4, $18
+DATA ilv32<>+24(SB)/4, $3
+DATA ilv32<>+28(SB)/4, $19
+DATA ilv32<>+32(SB)/4, $4
+DATA ilv32<>+36(SB)/4, $20
+DATA ilv32<>+40(SB)/4, $5
+DATA ilv32<>+44(SB)/4, $21
+DATA ilv32<>+48(SB)/4, $6
+DATA ilv32<>+52(SB)/4, $22
+DATA ilv32<>+56(SB)/4, $7
+DATA ilv32<>+60(SB)/4, $23
+GLOBL ilv32<>(SB), RODATA|NOPTR, $64
+
+// NZ8S writes the Term32s of the lanes of Z6 under K1 (the non-zero
+// ones; lanes 8-15 are never set) at term R8 of DI, eight terms whatever
+// their number (the ones past it are overwritten next or are slack), and
+// advances R8 by their number.
+#define NZ8S \
+	VPCOMPRESSD Z6, K1, Z7 \
+	VPCOMPRESSD Z1, K1, Z8 \
+	VPERMT2D    Z7, Z3, Z8 \
+	MOVQ        R8, DX \
+	SHLQ        $3, DX \
+	VMOVDQU32   Z8, (DI)(DX*1) \
+	KMOVW       K1, BX \
+	POPCNTL     BX, BX \
+	ADDQ        BX, R8
+
+// func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int32, step int) int
 //
-// nonzeroTermsAVX512 for float32 entries: each lane's float32 is widened
-// to a quadword by zeros (the A of a Term32 and its padding).
+// nonzeroTermsAVX512 for float32 entries and Term32s: Y1 holds the
+// lanes' 32-bit Offs, Z2 the step between registers.
 TEXT ·nonzeroTerms32AVX512(SB), NOSPLIT, $0-56
-	NZ_START
+	MOVQ         dst+0(FP), DI
+	MOVQ         x_base+8(FP), SI
+	MOVQ         x_len+16(FP), CX
+	MOVQ         offs+32(FP), AX
+	VMOVDQU      (AX), Y1 // lanes 8-15 of Z1 cleared
+	MOVQ         step+40(FP), AX
+	VPBROADCASTD AX, Z2
+	VMOVDQU32    ilv32<>(SB), Z3
+	VPXORQ       Z0, Z0, Z0
+	XORQ         R8, R8
 
 loop32:
-	CMPQ      CX, $8
-	JL        tail32
-	VMOVUPS   (SI), Y6 // lanes 8-15 of Z6 cleared
-	VCMPPS    $4, Z0, Z6, K1 // x != 0, true for NaN
-	VPMOVZXDQ Y6, Z5
-	NZ8
-	VPADDQ    Z2, Z1, Z1
-	ADDQ      $32, SI
-	SUBQ      $8, CX
-	JMP       loop32
+	CMPQ    CX, $8
+	JL      tail32
+	VMOVUPS (SI), Y6 // lanes 8-15 of Z6 cleared
+	VCMPPS  $4, Z0, Z6, K1 // x != 0, true for NaN
+	NZ8S
+	VPADDD  Z2, Z1, Z1
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	JMP     loop32
 
 tail32:
 	TESTQ       CX, CX
 	JZ          done32
 	NZ_TAILMASK
 	VMOVDQU32.Z (SI), K2, Z6
-	VPMOVZXDQ   Y6, Z5
 	VCMPPS      $4, Z0, Z6, K2, K1
-	NZ8
+	NZ8S
 
 done32:
 	MOVQ R8, ret+48(FP)

@@ -12,7 +12,7 @@ func rowSums32Go(dst []float32, stride, cols int, src []float32, terms []Term32,
 			clear(row)
 		}
 		for _, t := range terms[:k] {
-			x := src[t.Off : t.Off+cols]
+			x := src[int(t.Off) : int(t.Off)+cols]
 			a := t.A
 			for c, xc := range x {
 				row[c] += float32(a * xc)
@@ -30,7 +30,7 @@ func rowSums32Cols(dst []float32, stride, c0, c1 int, src []float32, terms []Ter
 			clear(row)
 		}
 		for _, t := range terms[:k] {
-			x := src[t.Off+c0 : t.Off+c1]
+			x := src[int(t.Off)+c0 : int(t.Off)+c1]
 			a := t.A
 			for c, xc := range x {
 				row[c] += float32(a * xc)

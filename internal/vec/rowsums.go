@@ -112,10 +112,11 @@ func termsInRangeGo(terms []Term, last int) bool {
 	return true
 }
 
-// terms32InRangeGo is termsInRangeGo for Term32.
+// terms32InRangeGo is termsInRangeGo for Term32: whether every Off is
+// at least 0 and at most last.
 func terms32InRangeGo(terms []Term32, last int) bool {
 	for _, t := range terms {
-		if uint(t.Off) > uint(last) {
+		if t.Off < 0 || int(t.Off) > last {
 			return false
 		}
 	}

@@ -27,13 +27,13 @@ group: // four rows, their terms at R8-R11
 	CMPQ    LEFT, $4
 	JL      rest
 	MOVQ    0(NP), BX
-	SHLQ    $4, BX
+	SHLQ    $3, BX // 8 bytes a term
 	LEAQ    (R8)(BX*1), R9
 	MOVQ    8(NP), BX
-	SHLQ    $4, BX
+	SHLQ    $3, BX // 8 bytes a term
 	LEAQ    (R9)(BX*1), R10
 	MOVQ    16(NP), BX
-	SHLQ    $4, BX
+	SHLQ    $3, BX // 8 bytes a term
 	LEAQ    (R10)(BX*1), R11
 	MOVQ    0(NP), CX // CX = the fewest terms of the four rows
 	MOVQ    8(NP), BX
@@ -210,13 +210,13 @@ group: // four rows, their terms at R8-R11
 	CMPQ    LEFT, $4
 	JL      rest
 	MOVQ    0(NP), BX
-	SHLQ    $4, BX
+	SHLQ    $3, BX // 8 bytes a term
 	LEAQ    (R8)(BX*1), R9
 	MOVQ    8(NP), BX
-	SHLQ    $4, BX
+	SHLQ    $3, BX // 8 bytes a term
 	LEAQ    (R9)(BX*1), R10
 	MOVQ    16(NP), BX
-	SHLQ    $4, BX
+	SHLQ    $3, BX // 8 bytes a term
 	LEAQ    (R10)(BX*1), R11
 	MOVQ    0(NP), CX // CX = the fewest terms of the four rows
 	MOVQ    8(NP), BX

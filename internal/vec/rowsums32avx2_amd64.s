@@ -50,8 +50,8 @@ sum32:
 	JZ    store32
 
 term32:
-	MOVQ         (CX), AX
-	VBROADCASTSS 8(CX), Y4
+	MOVLQSX      (CX), AX
+	VBROADCASTSS 4(CX), Y4
 	VMULPS       (R9)(AX*4), Y4, Y5
 	VMULPS       32(R9)(AX*4), Y4, Y6
 	VMULPS       64(R9)(AX*4), Y4, Y7
@@ -60,7 +60,7 @@ term32:
 	VADDPS       Y6, Y1, Y1
 	VADDPS       Y7, Y2, Y2
 	VADDPS       Y8, Y3, Y3
-	ADDQ         $16, CX
+	ADDQ         $8, CX
 	DECQ         BX
 	JNZ          term32
 
@@ -91,11 +91,11 @@ sum8:
 	JZ    store8
 
 term8:
-	MOVQ         (CX), AX
-	VBROADCASTSS 8(CX), Y4
+	MOVLQSX      (CX), AX
+	VBROADCASTSS 4(CX), Y4
 	VMULPS       (R9)(AX*4), Y4, Y5
 	VADDPS       Y5, Y0, Y0
-	ADDQ         $16, CX
+	ADDQ         $8, CX
 	DECQ         BX
 	JNZ          term8
 
@@ -105,7 +105,7 @@ store8:
 	JMP     strip8
 
 nextrow:
-	SHLQ $4, R10
+	SHLQ $3, R10 // 8 bytes a term
 	ADDQ R10, R8 // the next row's terms
 	ADDQ DX, DI
 	ADDQ $8, R12

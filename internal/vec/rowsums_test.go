@@ -262,7 +262,8 @@ func TestRowSumsAtPanics(t *testing.T) {
 // TestTermsInRange checks the bounds check of RowSums' and RowSums32's
 // terms at every level: lists of every length up to 40 with one term out
 // of range (just past the last row, far past it, negative) at every
-// position, and none; RowSums panics on one.
+// position, and none, and for Term32s a bound past what 32 bits hold;
+// RowSums panics on one.
 func TestTermsInRange(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(10, 11))
@@ -273,19 +274,27 @@ func TestTermsInRange(t *testing.T) {
 			terms32 := make([]Term32, n)
 			for i := range terms {
 				off := rng.IntN(last + 1)
-				terms[i], terms32[i] = Term{Off: off, A: 1}, Term32{Off: off, A: 1}
+				terms[i], terms32[i] = Term{Off: off, A: 1}, Term32{Off: int32(off), A: 1}
 			}
-			if !termsInRange(terms, last) || !terms32InRange(terms32, last) {
+			if !termsInRange(terms, last) || !terms32InRange(terms32, last) || !terms32InRange(terms32, 1<<40) {
 				t.Fatalf("%d terms in range reported out of range", n)
 			}
 			for i := 0; i < n; i++ {
 				for _, bad := range []int{last + 1, 1 << 40, -1, -cols} {
 					old := terms[i].Off
-					terms[i].Off, terms32[i].Off = bad, bad
-					if termsInRange(terms, last) || terms32InRange(terms32, last) {
+					terms[i].Off = bad
+					if termsInRange(terms, last) {
 						t.Fatalf("%d terms: Off %d at %d reported in range", n, bad, i)
 					}
-					terms[i].Off, terms32[i].Off = old, old
+					terms[i].Off = old
+				}
+				for _, bad := range []int32{int32(last) + 1, MaxOff32, -1, -cols, math.MinInt32} {
+					old := terms32[i].Off
+					terms32[i].Off = bad
+					if terms32InRange(terms32, last) || (bad < 0 && terms32InRange(terms32, 1<<40)) {
+						t.Fatalf("%d Term32s: Off %d at %d reported in range", n, bad, i)
+					}
+					terms32[i].Off = old
 				}
 			}
 		}
@@ -377,7 +386,7 @@ func TestNonzeroTerms32(t *testing.T) {
 				var want []Term32
 				for j, v := range x {
 					if v != 0 {
-						want = append(want, Term32{Off: j * stride, A: v})
+						want = append(want, Term32{Off: int32(j * stride), A: v})
 					}
 				}
 				if k != len(want) {

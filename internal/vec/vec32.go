@@ -1,6 +1,9 @@
 package vec
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // The float32 kernels: the same operations as the float64 ones, on
 // float32 slices, for the client model's float32 path. Each documents
@@ -8,10 +11,24 @@ import "fmt"
 // sum rounded to float32, never fused); every level gives the same bits.
 
 // A Term32 is one scaled source row of RowSums32: the row that starts
-// at src[Off], times A.
+// at src[Off], times A. Its offset has 32 bits (at most MaxOff32), so
+// that a term is 8 bytes, half a Term: the float32 layers keep their
+// sparse inputs' terms for a whole run and the kernels read them again
+// for every strip of columns.
 type Term32 struct {
-	Off int
+	Off int32
 	A   float32
+}
+
+// MaxOff32 is the largest offset a Term32 holds.
+const MaxOff32 = math.MaxInt32
+
+// CheckOff32 panics unless offsets up to last fit a Term32's Off: the
+// check a maker of terms does once for its largest offset.
+func CheckOff32(last int) {
+	if last > MaxOff32 {
+		panic(fmt.Sprintf("vec: Term32 offset %d beyond %d", last, MaxOff32))
+	}
 }
 
 // RowSums32 is RowSums on float32: for every row and column c of dst,
@@ -49,8 +66,8 @@ func RowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n
 	last := len(src) - cols
 	if total > 0 && (last < 0 || !terms32InRange(terms[:total], last)) {
 		for i, t := range terms[:total] {
-			if uint(t.Off) > uint(last) || last < 0 {
-				panic(fmt.Sprintf("vec: RowSums32: term %d reads src[%d:%d] of %d", i, t.Off, t.Off+cols, len(src)))
+			if t.Off < 0 || int(t.Off) > last {
+				panic(fmt.Sprintf("vec: RowSums32: term %d reads src[%d:%d] of %d", i, t.Off, int(t.Off)+cols, len(src)))
 			}
 		}
 	}
@@ -174,10 +191,14 @@ func ReLUBack32(dst, g, y, s []float32) {
 	reluBack32(dst, g, y, s)
 }
 
-// NonzeroTerms32 is NonzeroTerms for float32 entries and Term32s.
+// NonzeroTerms32 is NonzeroTerms for float32 entries and Term32s. It
+// panics, as CheckOff32, if the last entry's offset does not fit.
 func NonzeroTerms32(dst []Term32, x []float32, stride int) int {
 	if len(dst) < len(x) {
 		panic(fmt.Sprintf("vec: NonzeroTerms32: %d terms of room for %d entries", len(dst), len(x)))
+	}
+	if len(x) > 0 {
+		CheckOff32((len(x) - 1) * stride)
 	}
 	return nonzeroTerms32(dst, x, stride)
 }
@@ -187,7 +208,7 @@ func nonzeroTerms32Go(dst []Term32, x []float32, stride int) int {
 	dst = dst[:len(x)]
 	k := 0
 	for j, v := range x {
-		dst[k] = Term32{Off: j * stride, A: v}
+		dst[k] = Term32{Off: int32(j * stride), A: v}
 		k += nonzero01(float64(v))
 	}
 	return k

@@ -77,7 +77,7 @@ func rowSums32Ref(dst []float32, stride, cols int, src []float32, terms []Term32
 				v = 0
 			}
 			for _, t := range terms[:k] {
-				v += float32(t.A * src[t.Off+c])
+				v += float32(t.A * src[int(t.Off)+c])
 			}
 			row[c] = v
 		}
@@ -107,7 +107,7 @@ func TestRowSums32(t *testing.T) {
 			}
 			for range n[r] {
 				a, _ := randVec32(rng, 1, 0, trial%2 == 0)
-				terms = append(terms, Term32{Off: rng.IntN(srcRows) * srcStride, A: a[0]})
+				terms = append(terms, Term32{Off: int32(rng.IntN(srcRows) * srcStride), A: a[0]})
 			}
 		}
 		zero := rng.IntN(2) == 0
@@ -281,6 +281,10 @@ func TestPanics32(t *testing.T) {
 		"DotN32":      func() { DotN32(a[:1], a, [][]float32{b}) },
 		"Adam32":      func() { Adam32(a, a, a, b, AdamStep32{}) },
 		"RowSums32":   func() { RowSums32(a, 3, 3, a, []Term32{{Off: 1}}, []int{1}, true) },
+		"CheckOff32":  func() { CheckOff32(MaxOff32 + 1) },
+		"NonzeroTerms32 offset": func() {
+			NonzeroTerms32(make([]Term32, 3+NonzeroTermsSlack), a, 1<<30) // the last Off is 2^31
+		},
 	} {
 		func() {
 			defer func() {
