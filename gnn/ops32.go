@@ -78,11 +78,11 @@ func (b *terms32) denseColumnTerms(x []float32, rows, cols, stride int) {
 	t := b.t[:rows*cols+1] // room for every entry, and one spill
 	_ = x[rows*cols-1]
 	vec.CheckOff32((rows - 1) * stride)
+	s := int32(stride)
 	k := 0
 	for j := 0; j < cols; j++ {
 		k0 := k
 		o := int32(0)
-		s := int32(stride)
 		for q := j; q < rows*cols; q += cols {
 			v := x[q]
 			t[k] = vec.Term32{Off: o, A: v}
