@@ -121,10 +121,7 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	for i0 := 0; i0 < x.Rows; i0 += termRows {
 		i1 := min(i0+termRows, x.Rows)
 		rows := b.rowRange(i0, i1)
-		p, made := l.plans.chunk(&l.plans.fwd, i0/termRows)
-		if !made {
-			p.make(x.Indptr, x.Indices, rows, w.Rows, &b.pos)
-		}
+		p := l.plans.plan(&l.plans.fwd, i0/termRows, x.Indptr, x.Indices, rows, w.Rows, &b.pos)
 		b.sumCompressed(raw.Data[i0*raw.Stride:], raw.Stride, l.Out, w.Data, w.Stride, w.Rows,
 			x.Indptr, x.Indices, x.Values, rows, p)
 	}
@@ -167,14 +164,17 @@ func (p *sparsePlans) use(x *CSR) {
 	*p = sparsePlans{of: x, rows: x.Rows, nnz: len(x.Indices), sorted: increasing(x.Indptr, x.Indices, x.Rows)}
 }
 
-// chunk returns plan c of list and whether it was made before.
-func (p *sparsePlans) chunk(list *[]blockPlan, c int) (plan *blockPlan, made bool) {
+// plan returns plan c of list, made on first use for the rows (entries
+// of ptr and idx) on srcRows source rows (blockPlan.make, with scratch).
+func (p *sparsePlans) plan(list *[]blockPlan, c int, ptr, idx, rows []int, srcRows int, scratch *[]int) *blockPlan {
 	for len(*list) <= c {
 		*list = append(*list, blockPlan{})
 	}
-	plan = &(*list)[c]
-	made = plan.n != nil
-	return plan, made
+	pl := &(*list)[c]
+	if pl.n == nil {
+		pl.make(ptr, idx, rows, srcRows, scratch)
+	}
+	return pl
 }
 
 // sparseForwardByColumns returns X (W . M) by walking X by columns: each
@@ -330,10 +330,7 @@ func (l *GCN) eachGradRow(dxw *mat.Dense, f func(r int, d []float64) error) erro
 	blk := l.dweff.get(min(termRows, max(1, len(cols))), c).RawMatrix()
 	for q0 := 0; q0 < len(cols); q0 += termRows {
 		q1 := min(q0+termRows, len(cols))
-		p, made := l.plans.chunk(&l.plans.bwd, q0/termRows)
-		if !made {
-			p.make(l.xt.ptr, l.xt.idx, cols[q0:q1], raw.Rows, &b.pos)
-		}
+		p := l.plans.plan(&l.plans.bwd, q0/termRows, l.xt.ptr, l.xt.idx, cols[q0:q1], raw.Rows, &b.pos)
 		b.sumCompressed(blk.Data, blk.Stride, c, raw.Data, raw.Stride, raw.Rows, l.xt.ptr, l.xt.idx, l.xt.val, cols[q0:q1], p)
 		for q, r := range cols[q0:q1] {
 			if err := f(r, blk.Data[q*blk.Stride:q*blk.Stride+c]); err != nil {

@@ -362,6 +362,10 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	if len(e.took) != k {
+		e.took = make([]time.Duration, k)
+	}
+	order := longestFirst(e.took) // before the workers write this round's times
 	for w := 0; w < min(e.cfg.NumWorkers(), k); w++ {
 		wg.Add(1)
 		go func() {
@@ -390,10 +394,7 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 			}
 		}()
 	}
-	if len(e.took) != k {
-		e.took = make([]time.Duration, k)
-	}
-	for _, i := range longestFirst(e.took) {
+	for _, i := range order {
 		if absent != nil && absent[i] {
 			mu.Lock()
 			done++ // counts as done for progress

@@ -2,11 +2,7 @@
 
 package vec
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // detect returns the best level of this CPU. cpu.X86 reports AVX2 and
 // AVX-512 only when the operating system saves their registers.
@@ -267,7 +263,7 @@ func denseSumsAVX512(dst []float64, stride, cols int, src []float64, srcStride i
 // termsInRange reports whether every term's uint(Off) <= uint(last).
 func termsInRange(terms []Term, last int) bool {
 	if level == AVX512 && len(terms) > 0 {
-		return offsInRangeAVX512(unsafe.Pointer(&terms[0]), len(terms), last)
+		return offsInRangeAVX512(&terms[0], len(terms), last)
 	}
 	return termsInRangeGo(terms, last)
 }
@@ -281,11 +277,11 @@ func terms32InRange(terms []Term32, last int) bool {
 	return terms32InRangeGo(terms, last)
 }
 
-// offsInRangeAVX512 reports whether the n terms of 16 bytes at p (Term,
-// Off first) all have uint(Off) <= uint(last).
+// offsInRangeAVX512 reports whether the n Terms at p all have
+// uint(Off) <= uint(last).
 //
 //go:noescape
-func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool
+func offsInRangeAVX512(p *Term, n, last int) bool
 
 // offs32InRangeAVX512 reports whether the n Term32s at p all have
 // uint32(Off) <= last, for last in 0 .. MaxOff32.

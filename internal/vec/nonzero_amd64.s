@@ -40,22 +40,6 @@ GLOBL ilvHi<>(SB), RODATA|NOPTR, $64
 	POPCNTL     BX, BX \
 	ADDQ        BX, R8
 
-// NZ_START loads the arguments of the two kernels below (same frame):
-// DI dst, SI x, CX len(x), Z1 the lanes' Offs, Z2 the step between
-// registers, Z3 and Z4 the interleaving indices, Z0 zero, R8 no terms.
-#define NZ_START \
-	MOVQ         dst+0(FP), DI \
-	MOVQ         x_base+8(FP), SI \
-	MOVQ         x_len+16(FP), CX \
-	MOVQ         offs+32(FP), AX \
-	VMOVDQU64    (AX), Z1 \
-	MOVQ         step+40(FP), AX \
-	VPBROADCASTQ AX, Z2 \
-	VMOVDQU64    ilvLo<>(SB), Z3 \
-	VMOVDQU64    ilvHi<>(SB), Z4 \
-	VPXORQ       Z0, Z0, Z0 \
-	XORQ         R8, R8
-
 // NZ_TAILMASK sets K2 to the lanes of the last CX (< 8) entries.
 #define NZ_TAILMASK \
 	MOVQ  $1, BX \
@@ -64,8 +48,22 @@ GLOBL ilvHi<>(SB), RODATA|NOPTR, $64
 	KMOVW BX, K2
 
 // func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
+//
+// DI dst, SI x, CX the entries left, Z1 the lanes' Offs, Z2 the step
+// between registers, Z3 and Z4 the interleaving indices, Z0 zero, R8
+// the terms written.
 TEXT ·nonzeroTermsAVX512(SB), NOSPLIT, $0-56
-	NZ_START
+	MOVQ         dst+0(FP), DI
+	MOVQ         x_base+8(FP), SI
+	MOVQ         x_len+16(FP), CX
+	MOVQ         offs+32(FP), AX
+	VMOVDQU64    (AX), Z1
+	MOVQ         step+40(FP), AX
+	VPBROADCASTQ AX, Z2
+	VMOVDQU64    ilvLo<>(SB), Z3
+	VMOVDQU64    ilvHi<>(SB), Z4
+	VPXORQ       Z0, Z0, Z0
+	XORQ         R8, R8
 
 loop:
 	CMPQ    CX, $8

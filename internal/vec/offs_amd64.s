@@ -2,12 +2,11 @@
 
 #include "textflag.h"
 
-// func offsInRangeAVX512(p unsafe.Pointer, n, last int) bool
+// func offsInRangeAVX512(p *Term, n, last int) bool
 //
-// p points to n terms of 16 bytes (Term or Term32), each starting with its
-// Off; the result reports whether every uint(Off) <= uint(last). Eight
-// terms (two registers, the Offs in their even lanes) are compared at a
-// time.
+// p points to n terms of 16 bytes (Term), each starting with its Off;
+// the result reports whether every uint(Off) <= uint(last). Eight terms
+// (two registers, the Offs in their even lanes) are compared at a time.
 TEXT ·offsInRangeAVX512(SB), NOSPLIT, $0-25
 	MOVQ         p+0(FP), SI
 	MOVQ         n+8(FP), CX

@@ -4,11 +4,12 @@
 
 #include "rowsums_amd64.h"
 
-// TERM4S adds one term, at T (Off, 32 bits, then A), to the four accumulators of a
-// row: A0 (columns P..P+15, lanes under K1), A1 (P+16..P+31, under K2), A2
-// (under K3) and A3 (under K4). Each product is A*src (the coefficient first, as in
-// addScaledNAVX512) and each sum acc+product, both rounded. Z27 holds
-// the coefficient and Z28-Z31 the products.
+// TERM4S adds one term, at T (a Term32: Off, 32 bits, then A), to the
+// four accumulators of a row: A0 (columns P..P+15, lanes under K1), A1
+// (P+16..P+31, under K2), A2 (under K3) and A3 (under K4). Each product
+// is A*src (the coefficient first, as in addScaledNAVX512) and each sum
+// acc+product, both rounded. Z27 holds the coefficient and Z28-Z31 the
+// products.
 #define TERM4S(T, A0, A1, A2, A3) \
 	MOVLQSX      (T), AX \
 	VBROADCASTSS 4(T), Z27 \
