@@ -16,12 +16,15 @@ const (
 	// F64 computes everything in float64 (the default).
 	F64 Precision = iota
 	// F32 computes the GCN layers (their products, ReLU and dropout,
-	// forward and backward) and their Adam steps (vec.AdamF32, float32
-	// moments) in float32, the arithmetic of PyTorch and of the paper's
-	// code. Their parameters and gradients are stored in float64 (the
+	// forward and backward), their Adam steps (vec.AdamF32, float32
+	// moments) and the head's products (the classifier's, and the kernel
+	// head's H [W_h, W_z] and APV scores, forward and backward) in
+	// float32, the arithmetic of PyTorch and of the paper's code. The
+	// parameters and gradients are stored in float64 (the layers'
 	// parameters hold float32 values after a step), so that the rest of
-	// a run reads them as in float64; the head (classifier, APV scores,
-	// kernel aggregate) and the loss stay in float64. A float32 step is
+	// a run reads them as in float64; the kernel aggregate (the Gauss
+	// transform of the C columns of H W_z, Eq. 5), the head's Adam steps,
+	// the hard head (Hard) and the loss stay in float64. A float32 step is
 	// deterministic, as a float64 one is. The float32 layers keep float32
 	// forms of the input's propagator and features, recognised by
 	// pointer: an Input's matrices must not be changed in place between
@@ -90,8 +93,10 @@ type backbone32 struct {
 // act32 is backbone32's activation memory, which a Scratch lends.
 type act32 struct {
 	layers []layer32
+	n      int    // the last forward's nodes
 	h64    buffer // the embeddings H in float64
 	dh32   []float32
+	head   head32 // the kernel head's (kernelHead.forward32)
 }
 
 // layer32 holds one float32 layer's buffers.
@@ -144,8 +149,8 @@ func (b *backbone32) sameSparse(in Input) bool {
 	return in.Expand == nil && in.X.Sparse != nil && in.X.Sparse == b.xs
 }
 
-// forward runs m's GCN layers in float32 on in and returns H in float64.
-func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*mat.Dense, error) {
+// forward runs m's GCN layers in float32 on in and returns H (n x d).
+func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) ([]float32, error) {
 	if in.Expand != nil {
 		return nil, errors.New("gnn: float32 layers do not support FedGNN's expansion; use precision f64")
 	}
@@ -201,9 +206,15 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) (*m
 		}
 		x = l.out
 	}
-	h := b.h64.get(n, d)
-	denseFromF32(h, x)
-	return h, nil
+	b.n = n
+	return x, nil
+}
+
+// embeddings returns H of the last forward in float64.
+func (b *backbone32) embeddings(d int) *mat.Dense {
+	h := b.h64.get(b.n, d)
+	denseFromF32(h, b.layers[len(b.layers)-1].out)
+	return h
 }
 
 // effective sets l.weff to the float32 rounding of the float64 W . M
@@ -247,15 +258,13 @@ func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
 	}
 }
 
-// backward takes dL/dH (float64) of the last forward and adds the
-// gradients of the layers' parameters to their Grad. With skipFirst it
+// backward takes dL/dH of the last forward and adds the gradients of the
+// layers' parameters to their Grad. With skipFirst it
 // leaves out the first layer's weight and mask gradients (its bias
 // gradient is added) and returns its dL/d(W . M) and the counts of terms
 // of its rows (a row without any is not computed: its gradient is zero).
-func (b *backbone32) backward(m *Model, dh *mat.Dense, skipFirst bool) (dweff []float32, count []int) {
-	n, d := dh.Dims()
-	b.dh32 = denseToF32(b.dh32, dh)
-	g := b.dh32
+func (b *backbone32) backward(m *Model, g []float32, skipFirst bool) (dweff []float32, count []int) {
+	n, d := b.n, m.cfg.Hidden
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l, ll := &b.layers[i], m.layers[i].conv
 		l.d = grow(l.d, n*d)

@@ -76,9 +76,6 @@ func TestF32Gradients(t *testing.T) {
 			m.ZeroGrad()
 			m.Backward(dl)
 			for _, p := range m.Params() {
-				if p.Name == "apv" {
-					continue // the head is float64, checked in TestModelGradients
-				}
 				analytic := slices.Clone(p.Grad)
 				numeric := fdcheck.Grad(loss, p.Value, fd32Step)
 				e := fdcheck.RelErr(analytic, numeric)

@@ -288,10 +288,15 @@ func (m *Model) Forward(in Input, train bool, rng *rand.Rand) (*mat.Dense, error
 	x := in.X
 	var h *mat.Dense
 	if m.b32 != nil {
-		var err error
-		if h, err = m.b32.forward(m, in, train, rng); err != nil {
+		h32, err := m.b32.forward(m, in, train, rng)
+		if err != nil {
 			return nil, err
 		}
+		if m.hard == nil {
+			// The head in float32; H in float64 on demand (Embeddings).
+			return m.head32(h32, train)
+		}
+		h = m.b32.embeddings(m.cfg.Hidden)
 	}
 	for i := 0; m.b32 == nil && i < len(m.layers); i++ {
 		l := &m.layers[i]
@@ -330,11 +335,11 @@ func (m *Model) Backward(dLogits *mat.Dense) {
 		panic("gnn: Backward without a complete Forward")
 	}
 	m.ensureGrads()
-	dh := m.headBackward(dLogits)
 	if m.b32 != nil {
-		m.b32.backward(m, dh, false)
+		m.b32.backward(m, m.headBackward32(dLogits), false)
 		return
 	}
+	dh := m.headBackward(dLogits)
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l := &m.layers[i]
 		d := l.relu.Backward(l.drop.Backward(dh))
@@ -358,9 +363,45 @@ func (m *Model) headBackward(dLogits *mat.Dense) *mat.Dense {
 	return m.cls.Backward(dLogits, true)
 }
 
+// head32 runs the kernel head or the classifier in float32 on the float32
+// layers' output h and returns the logits.
+func (m *Model) head32(h []float32, train bool) (*mat.Dense, error) {
+	b, n := &m.b32.head, m.b32.n
+	var logits *mat.Dense
+	if m.head != nil {
+		var err error
+		if logits, err = m.head.forward32(b, h, n, m.cfg.Hidden, train); err != nil {
+			return nil, err
+		}
+		m.scores = b.s
+	} else {
+		logits = m.cls.forward32(b, h, n, m.cfg.Hidden, train)
+	}
+	m.h, m.ready = nil, true
+	return logits, nil
+}
+
+// headBackward32 is headBackward for float32 layers: it returns dL/dH in
+// float32 (the hard head's rounded).
+func (m *Model) headBackward32(dLogits *mat.Dense) []float32 {
+	switch {
+	case m.head != nil:
+		return m.head.backward32(&m.b32.head, dLogits)
+	case m.hard == nil:
+		return m.cls.backward32(&m.b32.head, dLogits)
+	}
+	m.b32.dh32 = denseToF32(m.b32.dh32, m.headBackward(dLogits))
+	return m.b32.dh32
+}
+
 // Embeddings returns the node embeddings H (N x d, Eq. 1) of the last
 // Forward. The matrix belongs to the model; copy it to keep it.
-func (m *Model) Embeddings() *mat.Dense { return m.h }
+func (m *Model) Embeddings() *mat.Dense {
+	if m.h == nil && m.ready && m.b32 != nil {
+		m.h = m.b32.embeddings(m.cfg.Hidden)
+	}
+	return m.h
+}
 
 // Scores returns the APV scores s (Eq. 2) of the last Forward, or nil
 // without kernel. The slice belongs to the model.

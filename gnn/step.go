@@ -151,11 +151,11 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 // it returns instead dL/d(W . M) and its rows' counts of terms, from which
 // sparseStep32 does.
 func (m *Model) backwardTo1(dLogits *mat.Dense) (dxw *mat.Dense, dweff32 []float32, count []int) {
-	dh := m.headBackward(dLogits)
 	if m.b32 != nil {
-		dweff32, count = m.b32.backward(m, dh, true)
+		dweff32, count = m.b32.backward(m, m.headBackward32(dLogits), true)
 		return nil, dweff32, count
 	}
+	dh := m.headBackward(dLogits)
 	for i := len(m.layers) - 1; i > 0; i-- {
 		l := &m.layers[i]
 		dh = l.conv.Backward(l.relu.Backward(l.drop.Backward(dh)), true)

@@ -26,7 +26,8 @@ import (
 // before the methods moved here (its goldenReports and
 // goldenFingerprints): the same run, the same hash. A method added later
 // must leave the others' numbers alone; a deliberate change of a method's
-// numbers updates its line here (and sim.NumericsVersion). The report
+// numbers updates its line here (and sim.NumericsVersion, or
+// sim.NumericsVersion32 for a float32 change). The report
 // digests are amd64's (math's assembly Exp and Log elsewhere may round
 // differently).
 func TestGolden(t *testing.T) {

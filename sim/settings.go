@@ -10,13 +10,30 @@ import (
 	"github.com/fedaux/fedaux/gnn"
 )
 
-// NumericsVersion numbers the arithmetic of a run. Two runs with the same
-// settings, scenario and NumericsVersion give the same numbers, whatever
-// the commit they were built from; result stores key finished runs on it.
-// Bump it with any change that alters a run's numbers (summation order,
-// an initialisation, a random draw), so that stored results are
-// recomputed instead of reused.
+// NumericsVersion numbers the arithmetic of a run in float64 (the
+// default precision). Two runs with the same settings, scenario and
+// numerics version (Numerics) give the same numbers, whatever the commit
+// they were built from; result stores key finished runs on it. Bump it
+// with any change that alters a run's numbers (summation order, an
+// initialisation, a random draw), so that stored results are recomputed
+// instead of reused.
 const NumericsVersion = 1
+
+// NumericsVersion32 numbers the arithmetic of a run at precision f32
+// (gnn.F32), as NumericsVersion does in float64; a change of the float32
+// arithmetic alone bumps it and leaves the float64 results' keys alone.
+// Version 2 runs the heads (the classifier, the APV scores and the
+// kernel head's products) in float32; version 1 ran them in float64.
+const NumericsVersion32 = 2
+
+// Numerics returns the numerics version of runs at precision p:
+// NumericsVersion32 for gnn.F32, NumericsVersion otherwise.
+func Numerics(p gnn.Precision) int {
+	if p == gnn.F32 {
+		return NumericsVersion32
+	}
+	return NumericsVersion
+}
 
 // A SettingError reports a setting of Config that does not parse or is
 // out of range. Key is the setting's name as Settings lists it.
@@ -224,7 +241,7 @@ var docs = map[string]string{
 	"sim":       "similarity source for FedAux's weights: apv, apv-delta, pc1, readout, functional",
 	"apv_mix":   "on: the server mixes the APV too (Eq. 6); off: each client keeps its own APV",
 	"partners":  "auto alpha: target effective number of partners per client (exp of the weights' entropy); 0 for a fixed alpha",
-	"precision": "arithmetic of the clients' GCN layers and their Adam steps: f64 (default) or f32 (every method whose client is the GCN, all but fedgnn and the fedsage ones; the head stays f64)",
+	"precision": "arithmetic of the clients' models: f64 (default) or f32 (the GCN layers, their Adam steps and the head's products and APV scores; the kernel aggregate and the loss stay f64; every method whose client is the GCN, all but fedgnn and the fedsage ones)",
 }
 
 // Describe returns a one-line description of a setting, shared or a

@@ -30,7 +30,8 @@ type Cell struct {
 // Key identifies the numbers a cell computes: a hash of the scenario (its
 // name, and its content unless it is a preset as shipped), the
 // partition, every setting its algorithm reads (sim.Config.Fingerprint),
-// the fault rate and sim.NumericsVersion. Two cells with one key give the
+// the fault rate and the numerics version of its precision
+// (sim.Numerics). Two cells with one key give the
 // same result, so a stored result with the cell's key is the cell's.
 func (c *Cell) Key() string {
 	name := c.Scenario.Name
@@ -38,7 +39,7 @@ func (c *Cell) Key() string {
 		name += "@" + fp
 	}
 	s := fmt.Sprintf("numerics=%d;scenario=%s;partition=%s;dropout=%g;%s",
-		sim.NumericsVersion, name, c.Partition, c.Dropout, c.Config.Fingerprint())
+		sim.Numerics(c.Config.Precision), name, c.Partition, c.Dropout, c.Config.Fingerprint())
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:8])
 }

@@ -43,7 +43,7 @@ type Record struct {
 	// every round, in order (convergence curves).
 	Val  []float64 `json:"val"`
 	Test []float64 `json:"test"`
-	// Numerics is sim.NumericsVersion; Version the program's release and
+	// Numerics is sim.Numerics of the precision; Version the release and
 	// commit; Finished the time (RFC 3339, UTC); Shard the shard that ran it.
 	Numerics int    `json:"numerics"`
 	Version  string `json:"version"`

@@ -326,7 +326,7 @@ func newRecord(c *Cell, e *sim.Engine, sc *presets.Scenario, s sim.Summary, took
 		Key: c.Key(), Scenario: c.Scenario.Name, Partition: c.Partition, Clients: sc.Partition,
 		Labels: c.Labels, Algo: cfg.Algo, Seed: cfg.Seed, Dropout: c.Dropout, Settings: settingsOf(cfg),
 		TestAtBestVal: s.TestAtBestVal, BestRound: s.BestRound, BestVal: s.BestVal, FinalTest: s.FinalTest,
-		Seconds: took.wall.Seconds(), Workers: cfg.NumWorkers(), Numerics: sim.NumericsVersion, Version: presets.Version,
+		Seconds: took.wall.Seconds(), Workers: cfg.NumWorkers(), Numerics: sim.Numerics(cfg.Precision), Version: presets.Version,
 		Finished: time.Now().UTC().Format(time.RFC3339), Shard: shard.String(), Metric: sc.Data.Metric,
 	}
 	var secs []float64

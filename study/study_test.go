@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/internal/proctime"
 	"github.com/fedaux/fedaux/internal/tiny"
 	"github.com/fedaux/fedaux/methods"
@@ -338,5 +339,27 @@ func TestSeedRunResumesOnlyWhenAsked(t *testing.T) {
 	}
 	if from := resumed.from[got[0].Scenario+" "+string(got[0].Algo)+fmt.Sprintf(" seed %d", got[0].Seed)]; from != 2 {
 		t.Errorf("the resumed run started seed %d at round %d, want 2", got[0].Seed, from)
+	}
+}
+
+// TestKeyNumerics pins the keys of a float64 and a float32 cell: a float64
+// key moves only with sim.NumericsVersion, a float32 key with
+// sim.NumericsVersion32, so that a change of one precision's arithmetic
+// leaves the other's stored results in place. (At NumericsVersion32 1
+// the float32 key was 4edd00c10ee8685c.)
+func TestKeyNumerics(t *testing.T) {
+	c := cells(1)[0]
+	c32 := *c
+	c32.Config.Precision = gnn.F32
+	if sim.Numerics(gnn.F64) != sim.NumericsVersion || sim.Numerics(gnn.F32) != sim.NumericsVersion32 {
+		t.Fatalf("Numerics: %d and %d, want %d and %d", sim.Numerics(gnn.F64), sim.Numerics(gnn.F32), sim.NumericsVersion, sim.NumericsVersion32)
+	}
+	for _, tc := range []struct {
+		c    *Cell
+		want string
+	}{{c, "da5818750fda971f"}, {&c32, "3482ec6d52b2538f"}} {
+		if got := tc.c.Key(); got != tc.want {
+			t.Errorf("%s key %s, want %s", tc.c.Config.Precision, got, tc.want)
+		}
 	}
 }
