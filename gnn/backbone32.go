@@ -96,7 +96,7 @@ type act32 struct {
 	n      int    // the last forward's nodes
 	h64    buffer // the embeddings H in float64
 	dh32   []float32
-	head   head32 // the kernel head's (kernelHead.forward32)
+	head   head32 // the float32 head's (Model.head32)
 }
 
 // layer32 holds one float32 layer's buffers.
