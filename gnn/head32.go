@@ -66,12 +66,9 @@ func (b *head32) logits(out *buffer, c, w int, y *mat.Dense, bias []float64) *ma
 		for j, v := range b.p[i*w : i*w+c] {
 			row[j] = float64(v)
 		}
-		if y != nil {
-			yr := y.RawMatrix()
-			for j, v := range yr.Data[i*yr.Stride : i*yr.Stride+c] {
-				row[j] += v
-			}
-		}
+	}
+	if y != nil {
+		logits.Add(logits, y)
 	}
 	addRowVector(logits, bias)
 	return logits
@@ -120,19 +117,29 @@ func (l *Linear) forward32(b *head32, h []float32, n, d int, train bool) *mat.De
 // the parameter gradients and returns dL/dH in float32: with q =
 // dL/dlogits, dL/dW = H^T q and dL/dH = q W^T.
 func (l *Linear) backward32(b *head32, g *mat.Dense) []float32 {
-	c, d := l.Out, b.d
+	c := l.Out
 	addColumnSums(l.Bias.Grad, g)
 	b.setQ(g, 0, c, c)
 	b.backProducts(c, c, nil)
-	dweff := b.dweff.get(d, c)
+	l.addWeightGrad(b.weightGrad(c, 1))
+	return b.dh
+}
+
+// weightGrad returns the classifier's dL/d(W . M) in float64 (parts*d x
+// c) from the first parts*c rows of dL/dV^T: with parts = 2 the kernel
+// head's, whose rows c .. 2c-1 are those of W_z.
+func (b *head32) weightGrad(c, parts int) *mat.Dense {
+	d := b.d
+	dweff := b.dweff.get(parts*d, c)
 	dw := dweff.RawMatrix().Data
-	for j := 0; j < c; j++ {
-		for r, v := range b.dv[j*d : (j+1)*d] {
-			dw[r*c+j] = float64(v)
+	for part := 0; part < parts; part++ {
+		for j := 0; j < c; j++ {
+			for r, v := range b.dv[(part*c+j)*d : (part*c+j+1)*d] {
+				dw[(part*d+r)*c+j] = float64(v)
+			}
 		}
 	}
-	l.addWeightGrad(dweff)
-	return b.dh
+	return dweff
 }
 
 // forward32 is forward on the float32 layers' output h (n x d): the
@@ -179,17 +186,7 @@ func (k *kernelHead) backward32(b *head32, g *mat.Dense) []float32 {
 	b.setQ(dpz, c, c, w)
 	b.scoreCoefs(k.score, ds) // column 2C of q, and b.k
 	b.backProducts(w, c2, b.a)
-
-	dweff := k.dweff.get(2*d, c)
-	dw := dweff.RawMatrix().Data
-	for j := 0; j < c; j++ {
-		top, bottom := b.dv[j*d:(j+1)*d], b.dv[(c+j)*d:(c+j+1)*d]
-		for r := 0; r < d; r++ {
-			dw[r*c+j] = float64(top[r])
-			dw[(d+r)*c+j] = float64(bottom[r])
-		}
-	}
-	k.cls.addWeightGrad(dweff)
+	k.cls.addWeightGrad(b.weightGrad(c, 2))
 	ga := b.dv[c2*d : w*d]
 	if k.score.Kind == Cosine && b.anorm > eps32 {
 		vec.AddScaled32(ga, -b.gs/(b.anorm*b.anorm), b.a)
