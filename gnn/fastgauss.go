@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // DefaultFastTol is the error bound per unit of weight that Fast uses when
@@ -127,11 +128,8 @@ func (f Fast) Plan(s []float64, sigma float64) (GaussPlan, error) {
 
 	// Choose the box width by the cost model.
 	best, bestCost := fgtGrid{}, math.Inf(1)
-	for _, width := range fgtWidths(sigma) {
-		p := fgtOrder(width/sigma/2, tol)
-		if p == 0 {
-			continue
-		}
+	for _, c := range fgtCandidates(sigma, tol) {
+		width, p := c.width, c.p
 		g := fgtGrid{width: width, p: p, dmax: int(math.Ceil(radius / (width / sigma)))}
 		g.boxes = fgtBin(q.x, width, radius*sigma, g.dmax)
 		if c := g.cost(); c < bestCost {
@@ -143,6 +141,43 @@ func (f Fast) Plan(s []float64, sigma float64) (GaussPlan, error) {
 	}
 	q.setup(best)
 	return q, nil
+}
+
+// fgtCandidate is a box width and the expansion order it needs.
+type fgtCandidate struct {
+	width float64
+	p     int
+}
+
+// fgtCandidateCache holds fgtCandidates' lists by bandwidth and tolerance
+// (a run uses one or a few); it is cleared when it reaches 64.
+var fgtCandidateCache struct {
+	sync.Mutex
+	m map[[2]float64][]fgtCandidate
+}
+
+// fgtCandidates returns the widths of fgtWidths(h) that reach tol with
+// some order, with that order (fgtOrder), widest first. The list is
+// shared: callers must not change it.
+func fgtCandidates(h, tol float64) []fgtCandidate {
+	c := &fgtCandidateCache
+	key := [2]float64{h, tol}
+	c.Lock()
+	defer c.Unlock()
+	if l, ok := c.m[key]; ok {
+		return l
+	}
+	var l []fgtCandidate
+	for _, w := range fgtWidths(h) {
+		if p := fgtOrder(w/h/2, tol); p > 0 {
+			l = append(l, fgtCandidate{w, p})
+		}
+	}
+	if c.m == nil || len(c.m) >= 64 {
+		c.m = map[[2]float64][]fgtCandidate{}
+	}
+	c.m[key] = l
+	return l
 }
 
 // fgtWidths lists the candidate box widths for bandwidth h: 2^e and

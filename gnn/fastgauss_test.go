@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -307,5 +308,30 @@ func TestFGTTables(t *testing.T) {
 	fgtCache.Unlock()
 	if n > fgtCacheMax {
 		t.Fatalf("the cache holds %d grids, want at most %d", n, fgtCacheMax)
+	}
+}
+
+// TestFgtCandidates checks the cached candidate widths against
+// fgtWidths and fgtOrder, for bandwidths on both sides of a power of two
+// and two tolerances, each asked twice, and past the cache's size.
+func TestFgtCandidates(t *testing.T) {
+	for i := 0; i < 70; i++ {
+		h := 0.3 + 0.05*float64(i)
+		for _, tol := range []float64{DefaultFastTol, 1e-3} {
+			var want []fgtCandidate
+			for _, w := range fgtWidths(h) {
+				if p := fgtOrder(w/h/2, tol); p > 0 {
+					want = append(want, fgtCandidate{w, p})
+				}
+			}
+			if len(want) == 0 {
+				t.Fatalf("h %v tol %v: no candidate", h, tol)
+			}
+			for k := 0; k < 2; k++ {
+				if got := fgtCandidates(h, tol); !slices.Equal(got, want) {
+					t.Fatalf("h %v tol %v, call %d: %v, want %v", h, tol, k, got, want)
+				}
+			}
+		}
 	}
 }
