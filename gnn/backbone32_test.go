@@ -312,3 +312,46 @@ func TestF32SparseFormsSelectedRows(t *testing.T) {
 		})
 	}
 }
+
+// TestF32Embeddings checks that a float32 model's embeddings, formed on
+// demand from its float32 layers' output since the heads run in float32,
+// are the float64 model's H to float32 precision, and are gone after
+// Release.
+func TestF32Embeddings(t *testing.T) {
+	for _, tc := range f32Cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			c := f32Client(rng, false)
+			cfg := tc.cfg
+			cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
+			m64 := newPerturbed(t, cfg, rng)
+			cfg.Precision = F32
+			m32, err := NewModel(cfg, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m32.CopyFrom(m64); err != nil {
+				t.Fatal(err)
+			}
+			var h [2][]float64
+			for k, m := range []*Model{m64, m32} {
+				if _, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(5, 6))); err != nil {
+					t.Fatal(err)
+				}
+				h[k] = copyData(m.Embeddings())
+			}
+			if e := fdcheck.RelErr(h[1], h[0]); !(e <= f32Tol) || norm(h[0]) == 0 {
+				t.Errorf("embeddings: relative error %.3g (norm %g), want <= %g", e, norm(h[0]), f32Tol)
+			}
+			for _, v := range h[1] {
+				if float64(float32(v)) != v {
+					t.Fatalf("embedding %v is not a float32 value", v)
+				}
+			}
+			m32.Release()
+			if m32.Embeddings() != nil {
+				t.Error("embeddings after Release")
+			}
+		})
+	}
+}
