@@ -109,6 +109,23 @@ func f32Client(rng *rand.Rand, dense bool) testClient {
 	return c
 }
 
+// f32Pair returns a float64 model of cfg at f32Client's size (masks
+// perturbed) and a float32 model with the same parameters.
+func f32Pair(t *testing.T, cfg Config, rng *rand.Rand) (m64, m32 *Model) {
+	t.Helper()
+	cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
+	m64 = newPerturbed(t, cfg, rng)
+	cfg.Precision = F32
+	m32, err := NewModel(cfg, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m32.CopyFrom(m64); err != nil {
+		t.Fatal(err)
+	}
+	return m64, m32
+}
+
 // TestF32MatchesF64 runs a float64 and a float32 model with the same
 // parameters on the same input and dropout stream, and compares their
 // logits and every gradient.
@@ -122,17 +139,7 @@ func TestF32MatchesF64(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(41, 42))
 				c := f32Client(rng, dense)
-				cfg := tc.cfg
-				cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
-				m64 := newPerturbed(t, cfg, rng)
-				cfg.Precision = F32
-				m32, err := NewModel(cfg, rng)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := m32.CopyFrom(m64); err != nil {
-					t.Fatal(err)
-				}
+				m64, m32 := f32Pair(t, tc.cfg, rng)
 				var grads [2][][]float64
 				var logits [2][]float64
 				for k, m := range []*Model{m64, m32} {
@@ -322,17 +329,7 @@ func TestF32Embeddings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			c := f32Client(rng, false)
-			cfg := tc.cfg
-			cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
-			m64 := newPerturbed(t, cfg, rng)
-			cfg.Precision = F32
-			m32, err := NewModel(cfg, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m32.CopyFrom(m64); err != nil {
-				t.Fatal(err)
-			}
+			m64, m32 := f32Pair(t, tc.cfg, rng)
 			var h [2][]float64
 			for k, m := range []*Model{m64, m32} {
 				if _, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(5, 6))); err != nil {

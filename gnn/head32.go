@@ -217,27 +217,7 @@ func (b *head32) scores(sc *Score) []float64 {
 	b.norms = grow(b.norms, n)
 	b.s32 = grow(b.s32, n)
 	b.anorm = sqrt32(vec.Dot32(b.a, b.a))
-	b.imax = 0
-	for i := 0; i < n; i++ {
-		row := b.h[i*d : (i+1)*d]
-		b.norms[i] = sqrt32(vec.Dot32(row, row))
-		b.s32[i] = vec.Dot32(row, b.a)
-		if b.norms[i] > b.norms[b.imax] {
-			b.imax = i
-		}
-	}
-	switch sc.Kind {
-	case Cosine:
-		na := max(b.anorm, eps32)
-		for i := range b.s32 {
-			b.s32[i] /= max(b.norms[i], eps32) * na
-		}
-	case MaxNorm:
-		b.denom = max(b.norms[b.imax], eps32)
-		for i := range b.s32 {
-			b.s32[i] /= b.denom
-		}
-	}
+	b.imax, b.denom = scoreRows(sc.Kind, b.h, d, n, d, b.a, b.anorm, b.norms, b.s32, vec.Dot32, sqrt32, eps32)
 	b.s = grow(b.s, n)
 	for i, v := range b.s32 {
 		b.s[i] = float64(v)

@@ -117,30 +117,39 @@ func (sc *Score) Forward(h *mat.Dense) []float64 {
 	a := sc.APV.Value
 	sc.anorm = math.Sqrt(dot(a, a))
 	raw := h.RawMatrix()
-	sc.imax = 0
+	sc.imax, sc.denom = scoreRows(sc.Kind, raw.Data, raw.Stride, n, d, a, sc.anorm, sc.norms, sc.s, dot, math.Sqrt, normEps)
+	return sc.s
+}
+
+// scoreRows sets norms[i] to ||h_i|| and s[i] to the score of row i of
+// h (the n rows of d elements from h[i*stride]) on the APV a of norm
+// anorm (Eq. 2, as Score documents for kind), and returns the first row
+// of largest norm and MaxNorm's denominator; dot, sqrt and eps are those
+// of the precision (Score.Forward's float64, the float32 head's float32).
+func scoreRows[T float32 | float64](kind ScoreKind, h []T, stride, n, d int, a []T, anorm T, norms, s []T, dot func(x, y []T) T, sqrt func(T) T, eps T) (imax int, denom T) {
 	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		sc.norms[i] = math.Sqrt(dot(row, row))
-		sc.s[i] = dot(row, a)
-		if sc.norms[i] > sc.norms[sc.imax] {
-			sc.imax = i
+		row := h[i*stride : i*stride+d]
+		norms[i] = sqrt(dot(row, row))
+		s[i] = dot(row, a)
+		if norms[i] > norms[imax] {
+			imax = i
 		}
 	}
-	switch sc.Kind {
+	switch kind {
 	case Cosine:
-		na := max(sc.anorm, normEps)
-		for i := range sc.s {
-			sc.s[i] /= max(sc.norms[i], normEps) * na
+		na := max(anorm, eps)
+		for i := range s {
+			s[i] /= max(norms[i], eps) * na
 		}
 	case MaxNorm:
-		sc.denom = max(sc.norms[sc.imax], normEps)
-		for i := range sc.s {
-			sc.s[i] /= sc.denom
+		denom = max(norms[imax], eps)
+		for i := range s {
+			s[i] /= denom
 		}
 	default:
-		panic(fmt.Sprintf("gnn: invalid score kind %d", int(sc.Kind)))
+		panic(fmt.Sprintf("gnn: invalid score kind %d", int(kind)))
 	}
-	return sc.s
+	return imax, denom
 }
 
 // Backward takes dL/ds, adds dL/da to the APV gradient and returns dL/dh.
