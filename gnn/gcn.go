@@ -40,20 +40,16 @@ type GCN struct {
 	x      Features
 	pruned bool
 	xt     cscMatrix // a sparse input, by columns
-	// xtOf is the sparse input xt holds (with its rows and entries, to
-	// notice a change); xtSorted: its rows list increasing columns.
-	xtOf          *CSR
-	xtRows, xtNNZ int
-	xtSorted      bool
-	plans         sparsePlans
-	row           []float64  // one row of W . M or of its gradient
-	src           *mat.Dense // the weight the last forward read (effective)
-	weff          buffer     // W . M (masked layer, dense input)
-	xw            buffer
-	out           buffer
-	dxw           buffer
-	dweff         buffer
-	dx            buffer
+	xtOf   *CSR      // the sparse input xt holds (nil after Release)
+	plans  sparsePlans
+	row    []float64  // one row of W . M or of its gradient
+	src    *mat.Dense // the weight the last forward read (effective)
+	weff   buffer     // W . M (masked layer, dense input)
+	xw     buffer
+	out    buffer
+	dxw    buffer
+	dweff  buffer
+	dx     buffer
 }
 
 // NewGCN returns a layer named name (its parameters are name.weight,
@@ -110,7 +106,7 @@ func (l *GCN) Forward(prop *Propagator, x Features, train bool) *mat.Dense {
 // each row in column order too.
 func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	l.columns(x)
-	if !l.xtSorted {
+	if !l.plans.sorted {
 		return l.sparseForwardByColumns()
 	}
 	w := l.effective(len(x.Indices), l.xt.nonEmpty).RawMatrix()
@@ -128,18 +124,16 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	return xw
 }
 
-// columns sets l.xt to the columns of x, and l.xtSorted to whether every
-// row of x lists its columns in increasing order; it keeps them while x
-// is the same matrix (a layer's sparse input is its client's features,
-// the same in every epoch).
+// columns sets l.xt to the columns of x, and l.plans to x's (with
+// whether every row of x lists its columns in increasing order); it
+// keeps them while x is the same matrix (a layer's sparse input is its
+// client's features, the same in every epoch).
 func (l *GCN) columns(x *CSR) {
-	if l.xtOf == x && l.xtRows == x.Rows && l.xtNNZ == len(x.Indices) {
+	if !l.plans.use(x) && l.xtOf == x {
 		return
 	}
-	l.plans.use(x)
-	l.xtSorted = l.plans.sorted
-	l.xt.build(x, l.xtSorted)
-	l.xtOf, l.xtRows, l.xtNNZ = x, x.Rows, len(x.Indices)
+	l.xt.build(x, l.plans.sorted)
+	l.xtOf = x
 }
 
 // sparsePlans holds sumCompressed's block plans for a sparse input: fwd
@@ -156,12 +150,14 @@ type sparsePlans struct {
 	fwd, bwd  []blockPlan
 }
 
-// use makes p the plans of x, dropping those of another input.
-func (p *sparsePlans) use(x *CSR) {
+// use makes p the plans of x, dropping those of another input (or of x
+// with other rows or entries), and reports whether it did.
+func (p *sparsePlans) use(x *CSR) bool {
 	if p.of == x && p.rows == x.Rows && p.nnz == len(x.Indices) {
-		return
+		return false
 	}
 	*p = sparsePlans{of: x, rows: x.Rows, nnz: len(x.Indices), sorted: increasing(x.Indptr, x.Indices, x.Rows)}
+	return true
 }
 
 // plan returns plan c of list, made on first use for the rows (entries

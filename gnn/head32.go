@@ -19,7 +19,7 @@ type head32 struct {
 	wcat  []float32 // d x w: the effective weight, or [W_h, W_z] row by row
 	p     []float32 // H wcat, n x w
 	pz    buffer    // H W_z in float64, the kernel's input
-	terms terms32   // H's non-zero entries by rows
+	terms terms32   // H's non-zero entries by rows; in backward, q's
 
 	// Scores (Eq. 2) in float32, and in float64 for the kernel.
 	a     []float32 // the APV
@@ -30,14 +30,13 @@ type head32 struct {
 	s32   []float32
 	s     []float64
 
-	dq     []float32 // q: dL/dlogits, [dL/dlogits, dL/d(H W_z), c] for the kernel head
-	k      []float32 // the coefficient of h_i in the score's dL/dh_i
-	gs     float32   // sum_i dL/ds_i s_i
-	qterms terms32   // q's non-zero entries by columns, then by rows
-	dv     []float32 // dL/dV^T = q^T H
-	dweff  buffer    // the classifier's dL/d(W . M) in float64
-	vt     []float32 // V^T
-	dh     []float32
+	dq    []float32 // q: dL/dlogits, [dL/dlogits, dL/d(H W_z), c] for the kernel head
+	k     []float32 // the coefficient of h_i in the score's dL/dh_i
+	gs    float32   // sum_i dL/ds_i s_i
+	dv    []float32 // dL/dV^T = q^T H
+	dweff buffer    // the classifier's dL/d(W . M) in float64
+	vt    []float32 // V^T
+	dh    []float32
 }
 
 // start sets the head's input and its float32 weight wcat (d x w) from
@@ -91,8 +90,8 @@ func (b *head32) setQ(g *mat.Dense, off, c, w int) {
 func (b *head32) backProducts(w, cw int, extra []float32) {
 	n, d := b.n, b.d
 	b.dv = grow(b.dv, w*d)
-	b.qterms.denseColumnTerms(b.dq, n, w, d)
-	b.qterms.sum(b.dv, d, b.h)
+	b.terms.denseColumnTerms(b.dq, n, w, d)
+	b.terms.sum(b.dv, d, b.h)
 	b.vt = grow(b.vt, w*d)
 	for r := 0; r < d; r++ {
 		for j, v := range b.wcat[r*cw : (r+1)*cw] {
@@ -101,8 +100,8 @@ func (b *head32) backProducts(w, cw int, extra []float32) {
 	}
 	copy(b.vt[cw*d:], extra)
 	b.dh = grow(b.dh, n*d)
-	b.qterms.denseTerms(b.dq, n, w, d)
-	b.qterms.sum(b.dh, d, b.vt)
+	b.terms.denseTerms(b.dq, n, w, d)
+	b.terms.sum(b.dh, d, b.vt)
 }
 
 // forward32 is Forward on the float32 layers' output h (n x d): the

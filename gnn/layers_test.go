@@ -354,7 +354,7 @@ func TestGCNSparsePathsAgree(t *testing.T) {
 					out[k] = mat.DenseCopyOf(l.Forward(prop, x, train))
 					l.Backward(r, false)
 				}
-				if k == 1 && l.xtSorted {
+				if k == 1 && l.plans.sorted {
 					t.Fatal("the reversed rows were taken for sorted ones")
 				}
 				grads[k] = nil
