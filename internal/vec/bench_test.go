@@ -255,3 +255,27 @@ func BenchmarkRowSums(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNonzeroTerms32 gathers the terms of a ReLU and dropout
+// output of 270 x 256 float32 entries (a Cora client's hidden layer)
+// with a given share of them non-zero.
+func BenchmarkNonzeroTerms32(b *testing.B) {
+	benchLevels(b, func(b *testing.B) {
+		for _, share := range []float64{0.1, 0.3, 0.6} {
+			b.Run(fmt.Sprintf("nonzero=%.1f", share), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(3, 4))
+				x := make([]float32, 270*256)
+				for i := range x {
+					if rng.Float64() < share {
+						x[i] = float32(rng.NormFloat64())
+					}
+				}
+				dst := make([]Term32, len(x)+NonzeroTermsSlack)
+				b.SetBytes(int64(4 * len(x)))
+				for b.Loop() {
+					NonzeroTerms32(dst, x, 256)
+				}
+			})
+		}
+	})
+}

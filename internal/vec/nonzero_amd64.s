@@ -109,6 +109,25 @@ DATA ilv32<>+56(SB)/4, $7
 DATA ilv32<>+60(SB)/4, $23
 GLOBL ilv32<>(SB), RODATA|NOPTR, $64
 
+// The lanes of the next eight Term32s: Offs 8-15 and As 8-15.
+DATA ilv32hi<>+0(SB)/4, $8
+DATA ilv32hi<>+4(SB)/4, $24
+DATA ilv32hi<>+8(SB)/4, $9
+DATA ilv32hi<>+12(SB)/4, $25
+DATA ilv32hi<>+16(SB)/4, $10
+DATA ilv32hi<>+20(SB)/4, $26
+DATA ilv32hi<>+24(SB)/4, $11
+DATA ilv32hi<>+28(SB)/4, $27
+DATA ilv32hi<>+32(SB)/4, $12
+DATA ilv32hi<>+36(SB)/4, $28
+DATA ilv32hi<>+40(SB)/4, $13
+DATA ilv32hi<>+44(SB)/4, $29
+DATA ilv32hi<>+48(SB)/4, $14
+DATA ilv32hi<>+52(SB)/4, $30
+DATA ilv32hi<>+56(SB)/4, $15
+DATA ilv32hi<>+60(SB)/4, $31
+GLOBL ilv32hi<>(SB), RODATA|NOPTR, $64
+
 // NZ8S writes the Term32s of the lanes of Z6 under K1 (the non-zero
 // ones; lanes 8-15 are never set) at term R8 of DI, eight terms whatever
 // their number (the ones past it are overwritten next or are slack), and
@@ -139,6 +158,38 @@ TEXT ·nonzeroTerms32AVX512(SB), NOSPLIT, $0-56
 	VMOVDQU32    ilv32<>(SB), Z3
 	VPXORQ       Z0, Z0, Z0
 	XORQ         R8, R8
+
+	// Sixteen entries at a time: Z9 the sixteen lanes' Offs, Z11 the
+	// step between registers, Z12 the second eight terms' interleaving.
+	VPADDD        Y2, Y1, Y10
+	VINSERTI32X8  $1, Y10, Z1, Z9
+	VPADDD        Z2, Z2, Z11
+	VMOVDQU32     ilv32hi<>(SB), Z12
+
+loop16:
+	CMPQ        CX, $16
+	JL          rest16
+	VMOVUPS     (SI), Z6
+	VCMPPS      $4, Z0, Z6, K1 // x != 0, true for NaN
+	VPCOMPRESSD Z6, K1, Z7
+	VPCOMPRESSD Z9, K1, Z8
+	VMOVDQA32   Z8, Z13
+	VPERMT2D    Z7, Z3, Z8
+	VPERMT2D    Z7, Z12, Z13
+	MOVQ        R8, DX
+	SHLQ        $3, DX
+	VMOVDQU32   Z8, (DI)(DX*1)
+	VMOVDQU32   Z13, 64(DI)(DX*1)
+	KMOVW       K1, BX
+	POPCNTL     BX, BX
+	ADDQ        BX, R8
+	VPADDD      Z11, Z9, Z9
+	ADDQ        $64, SI
+	SUBQ        $16, CX
+	JMP         loop16
+
+rest16:
+	VMOVDQA32 Z9, Z1 // lanes 8-15 are masked out below
 
 loop32:
 	CMPQ    CX, $8
