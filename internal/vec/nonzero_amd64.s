@@ -109,25 +109,6 @@ DATA ilv32<>+56(SB)/4, $7
 DATA ilv32<>+60(SB)/4, $23
 GLOBL ilv32<>(SB), RODATA|NOPTR, $64
 
-// The lanes of the next eight Term32s: Offs 8-15 and As 8-15.
-DATA ilv32hi<>+0(SB)/4, $8
-DATA ilv32hi<>+4(SB)/4, $24
-DATA ilv32hi<>+8(SB)/4, $9
-DATA ilv32hi<>+12(SB)/4, $25
-DATA ilv32hi<>+16(SB)/4, $10
-DATA ilv32hi<>+20(SB)/4, $26
-DATA ilv32hi<>+24(SB)/4, $11
-DATA ilv32hi<>+28(SB)/4, $27
-DATA ilv32hi<>+32(SB)/4, $12
-DATA ilv32hi<>+36(SB)/4, $28
-DATA ilv32hi<>+40(SB)/4, $13
-DATA ilv32hi<>+44(SB)/4, $29
-DATA ilv32hi<>+48(SB)/4, $14
-DATA ilv32hi<>+52(SB)/4, $30
-DATA ilv32hi<>+56(SB)/4, $15
-DATA ilv32hi<>+60(SB)/4, $31
-GLOBL ilv32hi<>(SB), RODATA|NOPTR, $64
-
 // NZ8S writes the Term32s of the lanes of Z6 under K1 (the non-zero
 // ones; lanes 8-15 are never set) at term R8 of DI, eight terms whatever
 // their number (the ones past it are overwritten next or are slack), and
@@ -146,7 +127,10 @@ GLOBL ilv32hi<>(SB), RODATA|NOPTR, $64
 // func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int32, step int) int
 //
 // nonzeroTermsAVX512 for float32 entries and Term32s: Y1 holds the
-// lanes' 32-bit Offs, Z2 the step between registers.
+// lanes' 32-bit Offs, Z2 the step between registers of eight. It goes
+// sixteen entries a register (Z9 their Offs, Z11 the step between them;
+// the two halves interleaved by ilv32 and by ilv32 + 8), then eight, then
+// the tail.
 TEXT ·nonzeroTerms32AVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst+0(FP), DI
 	MOVQ         x_base+8(FP), SI
@@ -160,11 +144,14 @@ TEXT ·nonzeroTerms32AVX512(SB), NOSPLIT, $0-56
 	XORQ         R8, R8
 
 	// Sixteen entries at a time: Z9 the sixteen lanes' Offs, Z11 the
-	// step between registers, Z12 the second eight terms' interleaving.
+	// step between registers, Z12 the second eight terms' interleaving
+	// (ilv32's indices plus 8: Offs 8-15 and As 8-15).
 	VPADDD        Y2, Y1, Y10
 	VINSERTI32X8  $1, Y10, Z1, Z9
 	VPADDD        Z2, Z2, Z11
-	VMOVDQU32     ilv32hi<>(SB), Z12
+	MOVL          $8, AX
+	VPBROADCASTD  AX, Z12
+	VPADDD        Z3, Z12, Z12
 
 loop16:
 	CMPQ        CX, $16
