@@ -213,7 +213,7 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) ([]
 // embeddings returns H of the last forward in float64.
 func (b *backbone32) embeddings(d int) *mat.Dense {
 	h := b.h64.get(b.n, d)
-	denseFromF32(h, b.layers[len(b.layers)-1].out)
+	denseFromF32(h, b.layers[len(b.layers)-1].out, d)
 	return h
 }
 

@@ -46,9 +46,9 @@ func (b *head32) start(h []float32, n, d int, weff []float64, c, w int) {
 	b.h, b.n, b.d = h, n, d
 	b.wcat = grow(b.wcat, d*w)
 	for r := 0; r < d; r++ {
-		toF32(b.wcat[r*w:r*w+c], weff[r*c:(r+1)*c])
+		vec.To32(b.wcat[r*w:r*w+c], weff[r*c:(r+1)*c])
 		if w > c {
-			toF32(b.wcat[r*w+c:(r+1)*w], weff[(d+r)*c:(d+r+1)*c])
+			vec.To32(b.wcat[r*w+c:(r+1)*w], weff[(d+r)*c:(d+r+1)*c])
 		}
 	}
 	b.p = grow(b.p, n*w)
@@ -59,13 +59,7 @@ func (b *head32) start(h []float32, n, d int, weff []float64, c, w int) {
 // logits returns float64(p[:, :c]) + y + bias in out (n x c); y may be nil.
 func (b *head32) logits(out *buffer, c, w int, y *mat.Dense, bias []float64) *mat.Dense {
 	logits := out.get(b.n, c)
-	lr := logits.RawMatrix()
-	for i := 0; i < b.n; i++ {
-		row := lr.Data[i*lr.Stride : i*lr.Stride+c]
-		for j, v := range b.p[i*w : i*w+c] {
-			row[j] = float64(v)
-		}
-	}
+	denseFromF32(logits, b.p, w)
 	if y != nil {
 		logits.Add(logits, y)
 	}
@@ -79,7 +73,7 @@ func (b *head32) setQ(g *mat.Dense, off, c, w int) {
 	b.dq = grow(b.dq, b.n*w)
 	gr := g.RawMatrix()
 	for i := 0; i < b.n; i++ {
-		toF32(b.dq[i*w+off:i*w+off+c], gr.Data[i*gr.Stride:i*gr.Stride+c])
+		vec.To32(b.dq[i*w+off:i*w+off+c], gr.Data[i*gr.Stride:i*gr.Stride+c])
 	}
 }
 
@@ -150,13 +144,7 @@ func (k *kernelHead) forward32(b *head32, h []float32, n, d int, train bool) (*m
 	b.start(h, n, d, k.cls.effective(train).RawMatrix().Data, c, c2)
 	s := b.scores(k.score)
 	pz := b.pz.get(n, c)
-	pr := pz.RawMatrix()
-	for i := 0; i < n; i++ {
-		row := pr.Data[i*pr.Stride : i*pr.Stride+c]
-		for j, v := range b.p[i*c2+c : (i+1)*c2] {
-			row[j] = float64(v)
-		}
-	}
+	denseFromF32(pz, b.p[c:], c2)
 	yz, err := k.agg.Forward(pz, s) // Eq. 5, projected
 	if err != nil {
 		return nil, err
@@ -190,9 +178,7 @@ func (k *kernelHead) backward32(b *head32, g *mat.Dense) []float32 {
 	if k.score.Kind == Cosine && b.anorm > eps32 {
 		vec.AddScaled32(ga, -b.gs/(b.anorm*b.anorm), b.a)
 	}
-	for j, v := range ga {
-		k.score.APV.Grad[j] += float64(v)
-	}
+	vec.AddFrom32(k.score.APV.Grad, ga)
 	for i, ki := range b.k {
 		if ki != 0 {
 			vec.AddScaled32(b.dh[i*d:(i+1)*d], ki, b.h[i*d:(i+1)*d])
@@ -212,15 +198,13 @@ func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 func (b *head32) scores(sc *Score) []float64 {
 	n, d := b.n, b.d
 	b.a = grow(b.a, d)
-	toF32(b.a, sc.APV.Value)
+	vec.To32(b.a, sc.APV.Value)
 	b.norms = grow(b.norms, n)
 	b.s32 = grow(b.s32, n)
 	b.anorm = sqrt32(vec.Dot32(b.a, b.a))
 	b.imax, b.denom = scoreRows(sc.Kind, b.h, d, n, d, b.a, b.anorm, b.norms, b.s32, vec.Dot32, sqrt32, eps32)
 	b.s = grow(b.s, n)
-	for i, v := range b.s32 {
-		b.s[i] = float64(v)
-	}
+	vec.From32(b.s, b.s32)
 	return b.s
 }
 

@@ -123,34 +123,24 @@ func (b *transB32) mulTransB32(dst, p, w []float32, n, m, k int, pattern []float
 	vec.DotMNStride32(dst, k, ps, ws, pattern, k)
 }
 
-// toF32 sets dst to the float32 roundings of src.
-func toF32(dst []float32, src []float64) {
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] = float32(v)
-	}
-}
-
 // denseToF32 returns the rows of m, rounded to float32, in dst.
 func denseToF32(dst []float32, m *mat.Dense) []float32 {
 	r, c := m.Dims()
 	dst = grow(dst, r*c)
 	raw := m.RawMatrix()
 	for i := 0; i < r; i++ {
-		toF32(dst[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+		vec.To32(dst[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
 	}
 	return dst
 }
 
-// denseFromF32 sets m (r x c) to x.
-func denseFromF32(m *mat.Dense, x []float32) {
+// denseFromF32 sets m (r x c) to the r rows of c entries of x that
+// start stride entries apart.
+func denseFromF32(m *mat.Dense, x []float32, stride int) {
 	r, c := m.Dims()
 	raw := m.RawMatrix()
 	for i := 0; i < r; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		for j, v := range x[i*c : (i+1)*c] {
-			row[j] = float64(v)
-		}
+		vec.From32(raw.Data[i*raw.Stride:i*raw.Stride+c], x[i*stride:i*stride+c])
 	}
 }
 
