@@ -108,8 +108,13 @@ type Client struct {
 	probeN  int
 }
 
-// newClient builds client c with a model whose parameters are copied from init.
-func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, st Strategy, cfg *Config) (*Client, error) {
+// newClient builds client c with a model whose parameters are copied from
+// init. side is what the strategy asks of its clients (clientSide) and
+// shares[k] whether it shares init's k-th parameter (Strategy.Shares):
+// both asked of the strategy once, so that clients may be built on
+// several goroutines. The client's hook (ClientHooker) is left to the
+// caller.
+func newClient(c *graphio.Client, mcfg gnn.Config, init *gnn.Model, side ClientSide, shares []bool, cfg *Config) (*Client, error) {
 	model, err := gnn.NewModel(mcfg, nil) // its values are init's (CopyFrom below)
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", c.ID, err)
@@ -130,7 +135,7 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 		rng:    rand.New(src),
 		pcg:    src,
 		epochs: cfg.Epochs,
-		side:   clientSide(st),
+		side:   side,
 	}
 	if cl.train, cl.val, cl.test, err = SplitRoles(c); err != nil {
 		return nil, err
@@ -138,14 +143,14 @@ func newClient(c *graphio.Client, index int, mcfg gnn.Config, init *gnn.Model, s
 	if cl.side.Expansion {
 		cl.cut = signCut(c, cfg.Seed)
 	}
-	if h, ok := st.(ClientHooker); ok {
-		cl.hook = h.ClientHook(index)
-	}
 	if apv := init.Param("apv"); apv != nil {
 		cl.apvInit = slices.Clone(apv.Value)
 	}
-	for _, p := range model.Params() {
-		if st.Shares(p) {
+	if len(shares) != len(model.Params()) {
+		return nil, fmt.Errorf("client %d: %d parameters, the initial model has %d", c.ID, len(model.Params()), len(shares))
+	}
+	for k, p := range model.Params() {
+		if shares[k] {
 			cl.shared = append(cl.shared, p)
 		}
 	}

@@ -174,19 +174,38 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	for range cap(scratch) {
 		scratch <- new(gnn.Scratch)
 	}
-	for i, c := range data.Clients {
+	usesKernel := mcfg.Kernel && !mcfg.Hard // only models with the kernel head build a kernel
+	for _, c := range data.Clients {
 		// Refused here rather than at the first forward pass, naming the
-		// client; only models with the kernel head build a kernel.
-		usesKernel := mcfg.Kernel && !mcfg.Hard
+		// client.
 		if n := int64(c.Graph.N()); cfg.Kernel == "dense" && usesKernel && n*n*8 > gnn.DefaultDenseBudget {
 			return nil, fmt.Errorf("-kernel dense: client %d has %d nodes; its %d MiB kernel matrix is over the %d MiB budget (use -kernel fast or auto)",
 				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)
 		}
+	}
+	// The strategy is asked once; the clients are built on the workers
+	// (most of their time is the first touch of their parameters' and
+	// moments' pages), then given their hooks and scratch in order.
+	side := clientSide(st)
+	shares := make([]bool, len(init.Params()))
+	for k, p := range init.Params() {
+		shares[k] = st.Shares(p)
+	}
+	built := make([]*Client, len(data.Clients))
+	errs := make([]error, len(data.Clients))
+	eachIndex(len(data.Clients), cfg.NumWorkers(), func(i int) {
+		c := data.Clients[i]
 		ccfg := mcfg
 		ccfg.Gauss = ChooseGauss(cfg.Kernel, c.Graph.N(), inner)
-		cl, err := newClient(c, i, ccfg, init, st, &cfg)
-		if err != nil {
-			return nil, fmt.Errorf("sim: %w", err)
+		built[i], errs[i] = newClient(c, ccfg, init, side, shares, &cfg)
+	})
+	hooker, _ := st.(ClientHooker)
+	for i, cl := range built {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("sim: %w", errs[i])
+		}
+		if hooker != nil {
+			cl.hook = hooker.ClientHook(i)
 		}
 		cl.scratch, cl.metric = scratch, data.Metric
 		s := <-scratch // the model's gradients go to the shared scratch (or away)
@@ -195,6 +214,27 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		e.runners = append(e.runners, cl)
 	}
 	return e, nil
+}
+
+// eachIndex calls f(i) for every i in [0, n) on at most workers goroutines
+// and returns when every call has.
+func eachIndex(n, workers int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(max(1, workers), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // DenseCrossover is the client size below which "-kernel auto" uses the
