@@ -317,6 +317,9 @@ func (c *sageClient) Round(ctx context.Context, msg *sim.Message) (*sim.Update, 
 	var loss float64
 	var err error
 	inGen := c.gen != nil && msg.Round <= c.genRounds
+	if msg.Round == c.genRounds+1 {
+		c.relay.endGenPhase()
+	}
 	steps := c.epochs
 	if inGen {
 		steps = c.genSteps
@@ -426,7 +429,7 @@ func (c *sageClient) genStep(round, step int) (float64, error) {
 	net.FGen.Out.AttachGrad(grad)
 	defer func() {
 		net.FGen.Out.AttachGrad(nil)
-		c.relay.release(grad, round)
+		c.relay.release(grad)
 	}()
 
 	z := net.Enc.Forward(s.imp.adj, s.imp.x, nil, true, c.rng)

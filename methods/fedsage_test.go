@@ -540,3 +540,46 @@ func TestFedSagePlusBatchedAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestSageRelayKeepsGradBuffers checks that the relay hands a released
+// fGen gradient buffer to the next step, cleared, until the generator
+// phase ends, and then drops it.
+func TestSageRelayKeepsGradBuffers(t *testing.T) {
+	r := &sageRelay{genRounds: 2}
+	b := r.gradBuffer(8)
+	b[3] = 1
+	r.release(b)
+	c := r.gradBuffer(8)
+	if &c[0] != &b[0] {
+		t.Fatal("a released buffer was not handed to the next step")
+	}
+	if c[3] != 0 {
+		t.Fatalf("the buffer handed again holds %v, want it cleared", c)
+	}
+	r.release(c)
+	r.endGenPhase()
+	if d := r.gradBuffer(8); &d[0] == &b[0] {
+		t.Fatal("the buffer was kept after the generator phase")
+	}
+}
+
+// TestSageGradBuffersThroughThePhase checks that the relay keeps its fGen
+// gradient buffers through the generator phase's last round (whose steps
+// would otherwise each allocate one) and drops them when the classifier
+// rounds begin.
+func TestSageGradBuffersThroughThePhase(t *testing.T) {
+	e := sageEngine(t, sageConfig(2, 3))
+	relay := sageClients(e)[0].relay
+	for round := 1; round <= 3; round++ {
+		if _, err := e.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		kept := len(relay.free)
+		if round <= 2 && kept == 0 {
+			t.Errorf("after generator round %d the relay keeps no buffer", round)
+		}
+		if round == 3 && kept != 0 {
+			t.Errorf("after the first classifier round the relay keeps %d buffers", kept)
+		}
+	}
+}
