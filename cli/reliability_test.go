@@ -276,8 +276,9 @@ func scenarioResume(t *testing.T, bin string) {
 	}
 }
 
-// secondInterrupt sends a second SIGINT while the round in flight (0.4 s
-// long) finishes: that round is aborted, the run fails with a message
+// secondInterrupt sends a second SIGINT while the round in flight (80
+// epochs, 0.4 s on this project's host: a round of 0.1 s was often over
+// before the second signal came) finishes: that round is aborted, the run fails with a message
 // naming the last checkpoint, and the log stays valid without a summary.
 // Should the round end between the two signals (the first came at its
 // very end) the run stops as after one interrupt, and the test tries again.
@@ -285,7 +286,7 @@ func secondInterrupt(t *testing.T, bin string) {
 	for attempt := 1; attempt <= 3; attempt++ {
 		dir := t.TempDir()
 		logPath := filepath.Join(dir, "run.jsonl")
-		p := start(t, bin, dir, "-preset", "sbm-gauss", "-hidden", "64", "-epochs", "20", "-workers", "1", "-rounds", "200",
+		p := start(t, bin, dir, "-preset", "sbm-gauss", "-hidden", "64", "-epochs", "80", "-workers", "1", "-rounds", "200",
 			"-log", "run.jsonl", "-checkpoint", "run.ckpt", "-checkpoint-every", "1")
 		waitRounds(t, p, logPath, 0, 1)
 		waitFile(t, p, filepath.Join(dir, "run.ckpt")) // round 1's checkpoint (synced to disk, slow on a busy machine)
