@@ -6,18 +6,19 @@
 package gnn
 
 import (
-	"syscall"
 	"testing"
+
+	"github.com/fedaux/fedaux/internal/prefault"
 )
 
 // minorFaults returns the process's minor page faults so far.
 func minorFaults(t *testing.T) int64 {
 	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	n, err := prefault.MinorFaults()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return ru.Minflt
+	return n
 }
 
 // TestAdam32FirstStepMaps checks that Adam32's first step maps its fresh

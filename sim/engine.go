@@ -193,7 +193,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	}
 	built := make([]*Client, len(data.Clients))
 	errs := make([]error, len(data.Clients))
-	eachIndex(len(data.Clients), cfg.NumWorkers(), func(i int) {
+	forEach(sequence(len(data.Clients)), cfg.NumWorkers(), func(i int) {
 		c := data.Clients[i]
 		ccfg := mcfg
 		ccfg.Gauss = ChooseGauss(cfg.Kernel, c.Graph.N(), inner)
@@ -216,12 +216,14 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	return e, nil
 }
 
-// eachIndex calls f(i) for every i in [0, n) on at most workers goroutines
-// and returns when every call has.
-func eachIndex(n, workers int, f func(i int)) {
+// forEach calls f(i) for every i of order on at most workers goroutines,
+// handing the indices out in that order, and returns when every call
+// has. The engine's worker pools (building the clients, FedGNN's
+// boundaries, the clients' rounds) are all this.
+func forEach(order []int, workers int, f func(i int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(max(1, workers), n) {
+	for range min(max(1, workers), len(order)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -230,11 +232,20 @@ func eachIndex(n, workers int, f func(i int)) {
 			}
 		}()
 	}
-	for i := range n {
+	for _, i := range order {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+}
+
+// sequence returns 0, 1, ..., n-1.
+func sequence(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }
 
 // DenseCrossover is the client size below which "-kernel auto" uses the
@@ -398,53 +409,41 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 	k := len(e.runners)
 	ups := make([]*Update, k)
 	errs := make([]error, k)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
 	if len(e.took) != k {
 		e.took = make([]time.Duration, k)
 	}
-	order := longestFirst(e.took) // before the workers write this round's times
-	for w := 0; w < min(e.cfg.NumWorkers(), k); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding, Alignment: ask.Alignment, Probe: ask.Probe}
-				if e.pending != nil && e.pending[i] != nil {
-					msg.Shared = e.pending[i].Shared
-				}
-				if remote != nil {
-					msg.Remote = remote[i]
-				}
-				if extra != nil {
-					msg.Extra = extra[i]
-				}
-				start := time.Now()
-				ups[i], errs[i] = e.runRound(ctx, i, msg)
-				e.took[i] = time.Since(start)
-				if e.OnProgress != nil {
-					mu.Lock()
-					done++
-					n := done
-					mu.Unlock()
-					e.OnProgress(n, k)
-				}
-			}
-		}()
-	}
-	for _, i := range order {
+	var run []int                            // the clients present, longest first
+	for _, i := range longestFirst(e.took) { // before the workers write this round's times
 		if absent != nil && absent[i] {
-			mu.Lock()
 			done++ // counts as done for progress
-			mu.Unlock()
 			continue
 		}
-		jobs <- i
+		run = append(run, i)
 	}
-	close(jobs)
-	wg.Wait()
+	forEach(run, e.cfg.NumWorkers(), func(i int) {
+		msg := &Message{Round: round, Sigma: e.knobs.Sigma, Signatures: ask.Signatures, Embedding: ask.Embedding, Alignment: ask.Alignment, Probe: ask.Probe}
+		if e.pending != nil && e.pending[i] != nil {
+			msg.Shared = e.pending[i].Shared
+		}
+		if remote != nil {
+			msg.Remote = remote[i]
+		}
+		if extra != nil {
+			msg.Extra = extra[i]
+		}
+		start := time.Now()
+		ups[i], errs[i] = e.runRound(ctx, i, msg)
+		e.took[i] = time.Since(start)
+		if e.OnProgress != nil {
+			mu.Lock()
+			done++
+			n := done
+			mu.Unlock()
+			e.OnProgress(n, k)
+		}
+	})
 	for i, err := range errs {
 		if errors.Is(err, ErrUnavailable) {
 			ups[i] = nil

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
@@ -170,33 +169,24 @@ func (e *Engine) exchange(ctx context.Context, round int, absent []bool) ([]*Rem
 	k := len(e.runners)
 	bs := make([]*Boundary, k)
 	errs := make([]error, k)
-	var wg sync.WaitGroup
-	jobs := make(chan int)
-	for range min(e.cfg.NumWorkers(), k) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				br, ok := e.runners[i].(boundaryRunner)
-				if !ok {
-					errs[i] = fmt.Errorf("client %d cannot send its boundary for the expansion", e.data.Clients[i].ID)
-					continue
-				}
-				msg := &Message{Round: round, Sigma: e.knobs.Sigma}
-				if e.pending != nil && e.pending[i] != nil {
-					msg.Shared = e.pending[i].Shared
-				}
-				bs[i], errs[i] = br.Boundary(ctx, msg)
-			}
-		}()
-	}
+	var present []int
 	for i := range k {
 		if absent == nil || !absent[i] {
-			jobs <- i
+			present = append(present, i)
 		}
 	}
-	close(jobs)
-	wg.Wait()
+	forEach(present, e.cfg.NumWorkers(), func(i int) {
+		br, ok := e.runners[i].(boundaryRunner)
+		if !ok {
+			errs[i] = fmt.Errorf("client %d cannot send its boundary for the expansion", e.data.Clients[i].ID)
+			return
+		}
+		msg := &Message{Round: round, Sigma: e.knobs.Sigma}
+		if e.pending != nil && e.pending[i] != nil {
+			msg.Shared = e.pending[i].Shared
+		}
+		bs[i], errs[i] = br.Boundary(ctx, msg)
+	})
 	for i, err := range errs {
 		if errors.Is(err, ErrUnavailable) {
 			bs[i] = nil

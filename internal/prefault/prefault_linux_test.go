@@ -7,7 +7,6 @@ package prefault
 
 import (
 	"errors"
-	"syscall"
 	"testing"
 	"unsafe"
 
@@ -17,11 +16,11 @@ import (
 // minorFaults returns the process's minor page faults so far.
 func minorFaults(t *testing.T) int64 {
 	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	n, err := MinorFaults()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return ru.Minflt
+	return n
 }
 
 // TestPopulateMaps: after populate, writing a fresh 8 MiB array takes
