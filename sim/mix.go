@@ -25,32 +25,22 @@ func mix(ups []*Update, w [][]float64, workers int) []*Message {
 	}
 	k := len(ups)
 	n := len(ups[0].Shared)
-	chunks := make(chan int)
-	var wg sync.WaitGroup
-	for g := 0; g < max(1, workers); g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := getAcc(k * mixChunk)
-			defer accPool.Put(buf)
-			acc := *buf // MixInPlace's scratch: a chunk for each client
-			src := make([][]float64, k)
-			for lo := range chunks {
-				hi := min(lo+mixChunk, n)
-				for l := range src {
-					src[l] = ups[l].Shared[lo:hi]
-				}
-				// theta_i = ((0 + w_i0 theta_0) + w_i1 theta_1) + ...,
-				// over the chunk, in place.
-				vec.MixInPlace(src, w, acc[:k*(hi-lo)])
+	shareOut((n+mixChunk-1)/mixChunk, workers, func(claim func() (int, bool)) {
+		buf := getAcc(k * mixChunk)
+		defer accPool.Put(buf)
+		acc := *buf // MixInPlace's scratch: a chunk for each client
+		src := make([][]float64, k)
+		for c, ok := claim(); ok; c, ok = claim() {
+			lo := c * mixChunk
+			hi := min(lo+mixChunk, n)
+			for l := range src {
+				src[l] = ups[l].Shared[lo:hi]
 			}
-		}()
-	}
-	for lo := 0; lo < n; lo += mixChunk {
-		chunks <- lo
-	}
-	close(chunks)
-	wg.Wait()
+			// theta_i = ((0 + w_i0 theta_0) + w_i1 theta_1) + ...,
+			// over the chunk, in place.
+			vec.MixInPlace(src, w, acc[:k*(hi-lo)])
+		}
+	})
 	out := make([]*Message, k)
 	for i, u := range ups {
 		out[i] = &Message{Shared: u.Shared}

@@ -99,8 +99,9 @@ func (d *driver) Close() {
 }
 
 // step returns commands that run one round of e as job, and that relay
-// its progress. The engine reports progress from its worker goroutines;
-// the callback only writes to a buffered channel that the relay drains.
+// its progress. The engine reports progress from the goroutines that run
+// its clients (Step's among them); the callback only writes to a buffered
+// channel that the relay drains.
 func (d *driver) step(e, other *sim.Engine, job int) tea.Cmd {
 	k := len(e.Data().Clients)
 	prog := make(chan int, k+1)

@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"slices"
+	"sync"
+	"testing"
+)
+
+// TestShareOut checks that shareOut hands every number of 0..n-1 out
+// once, each goroutine's in increasing order, on at most workers
+// goroutines, the caller's among them, and that forEach calls f on the
+// indices of order.
+func TestShareOut(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 100} {
+		for _, workers := range []int{0, 1, 2, 3, 16} {
+			var mu sync.Mutex
+			var got []int
+			works := 0
+			shareOut(n, workers, func(claim func() (int, bool)) {
+				var mine []int
+				for k, ok := claim(); ok; k, ok = claim() {
+					mine = append(mine, k)
+				}
+				if !slices.IsSorted(mine) {
+					t.Errorf("n=%d workers=%d: one goroutine took %v, not in increasing order", n, workers, mine)
+				}
+				mu.Lock()
+				works++
+				got = append(got, mine...)
+				mu.Unlock()
+			})
+			slices.Sort(got)
+			if want := sequence(n); !slices.Equal(got, want) {
+				t.Errorf("n=%d workers=%d: handed out %v, want %v", n, workers, got, want)
+			}
+			if limit := max(1, workers); works > limit || (n > 0 && works < 1) || (n == 0 && works != 0) {
+				t.Errorf("n=%d workers=%d: ran %d goroutines", n, workers, works)
+			}
+		}
+	}
+	var mu sync.Mutex
+	var got []int
+	forEach([]int{4, 1, 3}, 2, func(i int) {
+		mu.Lock()
+		got = append(got, i)
+		mu.Unlock()
+	})
+	slices.Sort(got)
+	if !slices.Equal(got, []int{1, 3, 4}) {
+		t.Errorf("forEach called f on %v, want 1, 3 and 4", got)
+	}
+}
