@@ -19,7 +19,7 @@ import (
 // plain `fedaux` on presets.Default. -export names the directory the
 // export prompt proposes, -scenarios the directory of scenario files the
 // preset list shows.
-func tuiCmd(args []string, stderr io.Writer) error {
+func tuiCmd(args []string, stderr io.Writer) (err error) {
 	f := newRunFlags("tui", presets.Default, stderr)
 	scenarioDir := f.fs.String("scenarios", tui.DefaultScenarioDir, "`dir`ectory whose scenario files (*.toml) the console's preset list (P) shows beside the built-in presets")
 	start := f.fs.Int("start", 10, "run the first `n` rounds as the console opens, then pause (0: open paused at round 0)")
@@ -39,9 +39,21 @@ func tuiCmd(args []string, stderr io.Writer) error {
 	if f.seeds != 1 {
 		return errors.New("tui: -seeds: the console runs one seed at a time (r resets with the next seed)")
 	}
+	if err := f.setMemLimit(p); err != nil {
+		return err
+	}
 	if !study.IsTerminal(os.Stdout) || !study.IsTerminal(os.Stdin) {
 		return errors.New("tui: the console needs a terminal; use 'fedaux run' for a headless run")
 	}
+	stop, err := f.profiles()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
 	// Every session keeps its run log (-log, else runs/<preset>-<time>.jsonl),
 	// so that a steered session can be replayed (run -replay).
 	logPath := f.logPath

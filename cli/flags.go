@@ -35,6 +35,7 @@ type runFlags struct {
 	cpuProf   string
 	memLimit  string
 	memProf   string
+	traceOut  string
 	exportDir string
 	alignment bool // -alignment (run): log every client's |cos(APV, pc1)|
 
@@ -126,13 +127,16 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		fs.StringVar(&f.resume, "resume", "", "continue the run checkpointed in `file` (its settings; -workers, -log, -data, -checkpoint may change)")
 		fs.BoolVar(&f.alignment, "alignment", false, "compute every client's |cos(APV, leading eigenvector of its embedding covariance)| each round (Theorem 1), written as `alignment` in the log's client objects")
 	}
+	if name == "run" {
+		fs.BoolVar(&f.matrix, "matrix", false, "print the last round's similarity and weight matrices, and every similarity view's agreement with the true groups")
+		fs.BoolVar(&f.asJSON, "json", false, "print a JSON summary object as the last line of stdout")
+	}
 	if name == "run" || name == "tui" {
 		fs.StringVar(&f.logPath, "log", "", "append the JSON Lines run log to `file`")
 		fs.StringVar(&f.memLimit, "memlimit", "", "soft memory limit for the Go runtime, e.g. 1700MiB or 2GiB (default: $GOMEMLIMIT, else the preset's, else none)")
 		fs.StringVar(&f.cpuProf, "cpuprofile", "", "write a CPU profile to `file` (go tool pprof)")
 		fs.StringVar(&f.memProf, "memprofile", "", "write a heap profile to `file` at the end")
-		fs.BoolVar(&f.matrix, "matrix", false, "print the last round's similarity and weight matrices, and every similarity view's agreement with the true groups")
-		fs.BoolVar(&f.asJSON, "json", false, "print a JSON summary object as the last line of stdout")
+		fs.StringVar(&f.traceOut, "trace", "", "write Go's execution trace to `file` (go tool trace): what every goroutine did when, and when a core stood idle")
 		fs.StringVar(&f.exportDir, "export", "", "write the run log, a metrics CSV and PNG plots (convergence; heat maps of the weights, the ground truth and every similarity view) into `dir` (auto: ./runs/<preset>-<timestamp>); in the console, the export prompt's default")
 	}
 	return f

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
@@ -17,7 +16,7 @@ import (
 	"github.com/fedaux/fedaux/study"
 )
 
-func runCmd(args []string, stdout, stderr io.Writer) error {
+func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	f := newRunFlags("run", "", stderr)
 	replay := f.fs.String("replay", "", "run again, headless, the run of a run `log` (a console session's, under runs/), knob change for knob change, and check that every round equals the log's, bit for bit")
 	replayRun := f.fs.Int("replay-run", 0, "with -replay: the `n`-th run of the log (a session that restarted has several; default the last)")
@@ -38,25 +37,15 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err := f.setMemLimit(p); err != nil {
 		return err
 	}
-	if f.cpuProf != "" {
-		pf, err := os.Create(f.cpuProf)
-		if err != nil {
-			return fmt.Errorf("-cpuprofile: %w", err)
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return fmt.Errorf("-cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := f.profiles()
+	if err != nil {
+		return err
 	}
-	if f.memProf != "" {
-		defer func() {
-			if pf, err := os.Create(f.memProf); err == nil {
-				pprof.WriteHeapProfile(pf)
-				pf.Close()
-			}
-		}()
-	}
+	defer func() {
+		if serr := stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
 	var log *sim.RunLog
 	if sr.LogPath != "" {
 		if log, err = sim.OpenRunLog(sr.LogPath); err != nil {
