@@ -3,9 +3,9 @@ package gnn
 import (
 	"math"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
+	"github.com/fedaux/fedaux/internal/share"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -217,18 +217,22 @@ func (q *fastPlan) Apply(dst, w *mat.Dense) {
 	p := q.p
 	if len(q.bigs) > 0 {
 		a.a = make([]float64, len(q.bigs)*p*m)
-		fgtRun(q.workers, len(q.bigs)*nblk, func(_, t int) {
-			c0 := t % nblk * fgtColBlock
-			a.anterpolate(q.bigs[t/nblk], c0, min(c0+fgtColBlock, m))
+		share.Out(len(q.bigs)*nblk, q.workers, func(claim func() (int, bool)) {
+			for t, ok := claim(); ok; t, ok = claim() {
+				c0 := t % nblk * fgtColBlock
+				a.anterpolate(q.bigs[t/nblk], c0, min(c0+fgtColBlock, m))
+			}
 		})
 	}
-	scratch := make([][]float64, q.workers)
-	fgtRun(q.workers, len(q.boxes)*nblk, func(wk, t int) {
-		if scratch[wk] == nil {
-			scratch[wk] = make([]float64, p*min(m, fgtColBlock)+p)
+	share.Out(len(q.boxes)*nblk, q.workers, func(claim func() (int, bool)) {
+		var scratch []float64 // this goroutine's
+		for t, ok := claim(); ok; t, ok = claim() {
+			if scratch == nil {
+				scratch = make([]float64, p*min(m, fgtColBlock)+p)
+			}
+			c0 := t % nblk * fgtColBlock
+			a.target(t/nblk, c0, min(c0+fgtColBlock, m), scratch)
 		}
-		c0 := t % nblk * fgtColBlock
-		a.target(t/nblk, c0, min(c0+fgtColBlock, m), scratch[wk])
 	})
 }
 
@@ -422,34 +426,6 @@ func fgtAxpy1(y []float64, a float64, x []float64) {
 	for k := range y {
 		y[k] += a * x[k]
 	}
-}
-
-// fgtRun calls fn(worker, task) for every task in 0..ntask-1 on up to
-// workers goroutines, handing out tasks in order.
-func fgtRun(workers, ntask int, fn func(worker, task int)) {
-	workers = min(workers, ntask)
-	if workers <= 1 {
-		for t := range ntask {
-			fn(0, t)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for wk := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				t := int(next.Add(1) - 1)
-				if t >= ntask {
-					return
-				}
-				fn(wk, t)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // fgtOverlap reports whether two slices share memory.

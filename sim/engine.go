@@ -9,11 +9,11 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/graphio"
+	"github.com/fedaux/fedaux/internal/share"
 )
 
 // Data is what a run federates: the clients' induced subgraphs and the
@@ -222,38 +222,11 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 // returns when every call has. The engine's worker pools (building the
 // clients, FedGNN's boundaries, the clients' rounds) are all this.
 func forEach(order []int, workers int, f func(i int)) {
-	shareOut(len(order), workers, func(claim func() (int, bool)) {
+	share.Out(len(order), workers, func(claim func() (int, bool)) {
 		for k, ok := claim(); ok; k, ok = claim() {
 			f(order[k])
 		}
 	})
-}
-
-// shareOut runs work on at most workers goroutines, the caller's among
-// them (none when n is 0), and returns when every one has returned. Each
-// work takes the numbers 0, 1, ..., n-1 that are left, in increasing
-// order, from claim until claim reports none left: a goroutine that ends
-// a task takes the next itself, instead of waiting for one to be handed
-// to it, which on this kind of host costs tens of microseconds a handoff
-// (a thread woken to run the sender).
-func shareOut(n, workers int, work func(claim func() (int, bool))) {
-	var next atomic.Int64
-	claim := func() (int, bool) {
-		k := next.Add(1) - 1
-		return int(k), k < int64(n)
-	}
-	var wg sync.WaitGroup
-	for range min(max(1, workers), n) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(claim)
-		}()
-	}
-	if n > 0 {
-		work(claim)
-	}
-	wg.Wait()
 }
 
 // sequence returns 0, 1, ..., n-1.

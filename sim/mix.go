@@ -3,6 +3,7 @@ package sim
 import (
 	"sync"
 
+	"github.com/fedaux/fedaux/internal/share"
 	"github.com/fedaux/fedaux/internal/vec"
 )
 
@@ -25,7 +26,7 @@ func mix(ups []*Update, w [][]float64, workers int) []*Message {
 	}
 	k := len(ups)
 	n := len(ups[0].Shared)
-	shareOut((n+mixChunk-1)/mixChunk, workers, func(claim func() (int, bool)) {
+	share.Out((n+mixChunk-1)/mixChunk, workers, func(claim func() (int, bool)) {
 		buf := getAcc(k * mixChunk)
 		defer accPool.Put(buf)
 		acc := *buf // MixInPlace's scratch: a chunk for each client

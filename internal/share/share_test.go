@@ -1,4 +1,4 @@
-package sim
+package share
 
 import (
 	"slices"
@@ -6,17 +6,15 @@ import (
 	"testing"
 )
 
-// TestShareOut checks that shareOut hands every number of 0..n-1 out
-// once, each goroutine's in increasing order, on at most workers
-// goroutines, the caller's among them, and that forEach calls f on the
-// indices of order.
-func TestShareOut(t *testing.T) {
+// TestOut checks that Out hands every number of 0..n-1 out once, each
+// goroutine's in increasing order, on at most workers goroutines.
+func TestOut(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 100} {
 		for _, workers := range []int{0, 1, 2, 3, 16} {
 			var mu sync.Mutex
 			var got []int
 			works := 0
-			shareOut(n, workers, func(claim func() (int, bool)) {
+			Out(n, workers, func(claim func() (int, bool)) {
 				var mine []int
 				for k, ok := claim(); ok; k, ok = claim() {
 					mine = append(mine, k)
@@ -38,15 +36,12 @@ func TestShareOut(t *testing.T) {
 			}
 		}
 	}
-	var mu sync.Mutex
-	var got []int
-	forEach([]int{4, 1, 3}, 2, func(i int) {
-		mu.Lock()
-		got = append(got, i)
-		mu.Unlock()
-	})
-	slices.Sort(got)
-	if !slices.Equal(got, []int{1, 3, 4}) {
-		t.Errorf("forEach called f on %v, want 1, 3 and 4", got)
+}
+
+func sequence(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
 	}
+	return s
 }
