@@ -404,8 +404,8 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 	if len(e.took) != k {
 		e.took = make([]time.Duration, k)
 	}
-	var run []int                            // the clients present, longest first
-	for _, i := range longestFirst(e.took) { // before the workers write this round's times
+	var run []int                                            // the clients present, longest first
+	for _, i := range longestFirst(e.took, e.data.Clients) { // before the workers write this round's times
 		if absent != nil && absent[i] {
 			done++ // counts as done for progress
 			continue
@@ -445,16 +445,25 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 }
 
 // longestFirst returns the order in which a round hands its clients to
-// the workers: the longest part of the last round first, ties (and the
-// first round) in client order, so that the round does not end with one
-// worker on a long client while the others wait. The order changes no
-// result: each client owns its state and its random stream.
-func longestFirst(took []time.Duration) []int {
+// the workers: the longest part of the last round first, so that the
+// round does not end with one worker on a long client while the others
+// wait; ties (every client in the first round) the largest graph first,
+// then in client order, so that the first clients a worker trains are the
+// ones whose activations are the largest and the scratch memory the
+// workers share (gnn.Scratch) is not outgrown and made again by the
+// clients after them. The order changes no result: each client owns its
+// state and its random stream.
+func longestFirst(took []time.Duration, clients []*graphio.Client) []int {
 	order := make([]int, len(took))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(took[b], took[a]) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(took[b], took[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(clients[b].Graph.N(), clients[a].Graph.N())
+	})
 	return order
 }
 
