@@ -404,8 +404,10 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 	if len(e.took) != k {
 		e.took = make([]time.Duration, k)
 	}
-	var run []int                                            // the clients present, longest first
-	for _, i := range longestFirst(e.took, e.data.Clients) { // before the workers write this round's times
+	// The clients present, longest first, ordered before the workers
+	// write this round's times.
+	var run []int
+	for _, i := range longestFirst(e.took, e.data.Clients) {
 		if absent != nil && absent[i] {
 			done++ // counts as done for progress
 			continue
