@@ -345,6 +345,18 @@ func addRowVector(m *mat.Dense, b []float64) {
 	}
 }
 
+// addTo adds x to m element by element, the sums of m.Add(m, x): each
+// product 1*x[i] of axpy is x[i] exactly, added to m[i] in that order.
+func addTo(m, x *mat.Dense) {
+	rm, rx := m.RawMatrix(), x.RawMatrix()
+	if rm.Rows != rx.Rows || rm.Cols != rx.Cols {
+		panic(mat.ErrShape)
+	}
+	for i := 0; i < rm.Rows; i++ {
+		axpy(rm.Data[i*rm.Stride:i*rm.Stride+rm.Cols], 1, rx.Data[i*rx.Stride:i*rx.Stride+rx.Cols])
+	}
+}
+
 // addColumnSums adds the column sums of m to dst (len dst = columns of m).
 func addColumnSums(dst []float64, m *mat.Dense) {
 	raw := m.RawMatrix()

@@ -150,7 +150,7 @@ func (e *Expansion) backward(dOut *mat.Dense, l *GCN) {
 	d := e.dw.zeros(l.In, l.Out)
 	mulTransAddSkip(d, e.Remote, tmp) // as gonum's Dgemm of Remote^T tmp sums them
 	g := l.Weight.GradMatrix()
-	g.Add(g, d)
+	addTo(g, d)
 }
 
 // FirstLayer returns relu(conv1(X)), the first layer's embeddings of

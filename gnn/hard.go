@@ -210,7 +210,7 @@ func (k *hardHead) backward(g *mat.Dense) *mat.Dense {
 		axpy(row, s[p], gx)
 		k.ds[p] = dot(gx, hr)
 	}
-	dh.Add(dh, k.score.Backward(k.ds))
+	addTo(dh, k.score.Backward(k.ds))
 	return dh
 }
 

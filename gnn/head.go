@@ -85,6 +85,6 @@ func (k *kernelHead) backward(g *mat.Dense, onlyNonzero bool) *mat.Dense {
 	}
 	dh := k.dh.get(n, d)
 	mulTransB(dh, dq, k.wcat.m, pattern)
-	dh.Add(dh, k.score.Backward(ds))
+	addTo(dh, k.score.Backward(ds))
 	return dh
 }

@@ -157,7 +157,7 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 	}
 	out := l.agg.get(n, l.Out)
 	adj.Apply(out, pn)
-	out.Add(out, pr)
+	addTo(out, pr)
 	addRowVector(out, l.Bias.Value)
 	return out
 }
