@@ -49,11 +49,7 @@ func tuiCmd(args []string, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if serr := stop(); serr != nil && err == nil {
-			err = serr
-		}
-	}()
+	defer stop(&err)
 	// Every session keeps its run log (-log, else runs/<preset>-<time>.jsonl),
 	// so that a steered session can be replayed (run -replay).
 	logPath := f.logPath

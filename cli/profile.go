@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
@@ -10,72 +11,61 @@ import (
 // profiles starts what -cpuprofile and -trace ask for and returns the
 // function that stops them and writes -memprofile's heap profile, so that
 // they cover a run's or a console session's whole life, start-up
-// included. Every file is created before anything runs: a name that
-// cannot be written is an error then, not a missing file at the end. stop
-// returns the first error of closing or writing them.
-func (f *runFlags) profiles() (stop func() error, err error) {
-	var stops []func() error
-	stop = func() error {
-		var first error
-		for i := len(stops) - 1; i >= 0; i-- {
-			if err := stops[i](); err != nil && first == nil {
-				first = err
+// included: defer stop(&err). Every file is created before anything runs:
+// a name that cannot be written is an error then, not a missing file at
+// the end. stop sets *err, unless it holds an error already, to the first
+// error of writing or closing them.
+func (f *runFlags) profiles() (stop func(err *error), err error) {
+	var ends []func() error
+	stop = func(err *error) {
+		for i := len(ends) - 1; i >= 0; i-- {
+			if e := ends[i](); e != nil && *err == nil {
+				*err = e
 			}
 		}
-		return first
 	}
-	fail := func(flag string, err error) (func() error, error) {
-		stop()
-		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	if f.cpuProf != "" {
-		pf, err := os.Create(f.cpuProf)
-		if err != nil {
-			return fail("-cpuprofile", err)
+	// open creates path for flag's profile, calls start (if any) on it,
+	// and adds to stop the call of end on it and the file's closing.
+	open := func(flag, path string, start func(io.Writer) error, end func(io.Writer) error) error {
+		if path == "" {
+			return nil
 		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			pf.Close()
-			return fail("-cpuprofile", err)
-		}
-		stops = append(stops, func() error {
-			pprof.StopCPUProfile()
-			return closeFlagFile("-cpuprofile", pf)
-		})
-	}
-	if f.traceOut != "" {
-		tf, err := os.Create(f.traceOut)
-		if err != nil {
-			return fail("-trace", err)
-		}
-		if err := trace.Start(tf); err != nil {
-			tf.Close()
-			return fail("-trace", err)
-		}
-		stops = append(stops, func() error {
-			trace.Stop()
-			return closeFlagFile("-trace", tf)
-		})
-	}
-	if f.memProf != "" {
-		mf, err := os.Create(f.memProf)
-		if err != nil {
-			return fail("-memprofile", err)
-		}
-		stops = append(stops, func() error {
-			if err := pprof.WriteHeapProfile(mf); err != nil {
-				mf.Close()
-				return fmt.Errorf("-memprofile: %w", err)
+		pf, err := os.Create(path)
+		if err == nil && start != nil {
+			if err = start(pf); err != nil {
+				pf.Close()
 			}
-			return closeFlagFile("-memprofile", mf)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+		ends = append(ends, func() error {
+			err := end(pf)
+			if cerr := pf.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", flag, err)
+			}
+			return nil
 		})
+		return nil
+	}
+	stopCPU := func(io.Writer) error { pprof.StopCPUProfile(); return nil }
+	stopTrace := func(io.Writer) error { trace.Stop(); return nil }
+	for _, p := range []struct {
+		flag, path string
+		start, end func(io.Writer) error
+	}{
+		{"-cpuprofile", f.cpuProf, pprof.StartCPUProfile, stopCPU},
+		{"-trace", f.traceOut, trace.Start, stopTrace},
+		{"-memprofile", f.memProf, nil, pprof.WriteHeapProfile},
+	} {
+		if err := open(p.flag, p.path, p.start, p.end); err != nil {
+			var ignored error
+			stop(&ignored)
+			return nil, err
+		}
 	}
 	return stop, nil
-}
-
-// closeFlagFile closes the file a flag named, the error naming the flag.
-func closeFlagFile(flag string, f *os.File) error {
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", flag, err)
-	}
-	return nil
 }

@@ -41,11 +41,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if serr := stop(); serr != nil && err == nil {
-			err = serr
-		}
-	}()
+	defer stop(&err)
 	var log *sim.RunLog
 	if sr.LogPath != "" {
 		if log, err = sim.OpenRunLog(sr.LogPath); err != nil {

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"iter"
 	"math"
 	"sync"
 	"unsafe"
@@ -217,16 +218,16 @@ func (q *fastPlan) Apply(dst, w *mat.Dense) {
 	p := q.p
 	if len(q.bigs) > 0 {
 		a.a = make([]float64, len(q.bigs)*p*m)
-		share.Out(len(q.bigs)*nblk, q.workers, func(claim func() (int, bool)) {
-			for t, ok := claim(); ok; t, ok = claim() {
+		share.Out(len(q.bigs)*nblk, q.workers, func(tasks iter.Seq[int]) {
+			for t := range tasks {
 				c0 := t % nblk * fgtColBlock
 				a.anterpolate(q.bigs[t/nblk], c0, min(c0+fgtColBlock, m))
 			}
 		})
 	}
-	share.Out(len(q.boxes)*nblk, q.workers, func(claim func() (int, bool)) {
+	share.Out(len(q.boxes)*nblk, q.workers, func(tasks iter.Seq[int]) {
 		var scratch []float64 // this goroutine's
-		for t, ok := claim(); ok; t, ok = claim() {
+		for t := range tasks {
 			if scratch == nil {
 				scratch = make([]float64, p*min(m, fgtColBlock)+p)
 			}

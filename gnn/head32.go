@@ -61,7 +61,7 @@ func (b *head32) logits(out *buffer, c, w int, y *mat.Dense, bias []float64) *ma
 	logits := out.get(b.n, c)
 	denseFromF32(logits, b.p, w)
 	if y != nil {
-		logits.Add(logits, y)
+		addTo(logits, y)
 	}
 	addRowVector(logits, bias)
 	return logits

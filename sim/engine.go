@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -222,8 +223,8 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 // returns when every call has. The engine's worker pools (building the
 // clients, FedGNN's boundaries, the clients' rounds) are all this.
 func forEach(order []int, workers int, f func(i int)) {
-	share.Out(len(order), workers, func(claim func() (int, bool)) {
-		for k, ok := claim(); ok; k, ok = claim() {
+	share.Out(len(order), workers, func(tasks iter.Seq[int]) {
+		for k := range tasks {
 			f(order[k])
 		}
 	})

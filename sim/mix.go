@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"iter"
 	"sync"
 
 	"github.com/fedaux/fedaux/internal/share"
@@ -26,12 +27,12 @@ func mix(ups []*Update, w [][]float64, workers int) []*Message {
 	}
 	k := len(ups)
 	n := len(ups[0].Shared)
-	share.Out((n+mixChunk-1)/mixChunk, workers, func(claim func() (int, bool)) {
+	share.Out((n+mixChunk-1)/mixChunk, workers, func(chunks iter.Seq[int]) {
 		buf := getAcc(k * mixChunk)
 		defer accPool.Put(buf)
 		acc := *buf // MixInPlace's scratch: a chunk for each client
 		src := make([][]float64, k)
-		for c, ok := claim(); ok; c, ok = claim() {
+		for c := range chunks {
 			lo := c * mixChunk
 			hi := min(lo+mixChunk, n)
 			for l := range src {

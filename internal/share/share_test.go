@@ -1,6 +1,7 @@
 package share
 
 import (
+	"iter"
 	"slices"
 	"sync"
 	"testing"
@@ -14,9 +15,9 @@ func TestOut(t *testing.T) {
 			var mu sync.Mutex
 			var got []int
 			works := 0
-			Out(n, workers, func(claim func() (int, bool)) {
+			Out(n, workers, func(tasks iter.Seq[int]) {
 				var mine []int
-				for k, ok := claim(); ok; k, ok = claim() {
+				for k := range tasks {
 					mine = append(mine, k)
 				}
 				if !slices.IsSorted(mine) {
@@ -28,7 +29,11 @@ func TestOut(t *testing.T) {
 				mu.Unlock()
 			})
 			slices.Sort(got)
-			if want := sequence(n); !slices.Equal(got, want) {
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i
+			}
+			if !slices.Equal(got, want) {
 				t.Errorf("n=%d workers=%d: handed out %v, want %v", n, workers, got, want)
 			}
 			if limit := max(1, workers); works > limit || (n > 0 && works < 1) || (n == 0 && works != 0) {
@@ -36,12 +41,4 @@ func TestOut(t *testing.T) {
 			}
 		}
 	}
-}
-
-func sequence(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
 }
