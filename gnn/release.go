@@ -2,9 +2,12 @@ package gnn
 
 // Release drops the model's activation and gradient scratch memory (the
 // buffers of every layer and the caches that backward passes read). The
-// parameters and their gradients stay. A client that is idle between
-// rounds calls it so that only the clients training at once hold
-// activations; the next Forward allocates them again.
+// parameters and their gradients stay, and so does what a layer derives
+// from its sparse input alone (its columns and block plans, see
+// GCN.columns): that input is the client's features in every round. A
+// client that is idle between rounds calls it so that only the clients
+// training at once hold activations; the next Forward allocates them
+// again.
 func (m *Model) Release() {
 	for i := range m.layers {
 		l := &m.layers[i]
@@ -27,7 +30,7 @@ func (m *Model) Release() {
 
 func (l *GCN) release() {
 	l.prop, l.x = nil, Features{}
-	l.xt, l.xtOf, l.row, l.src = cscMatrix{}, nil, nil, nil
+	l.row, l.src = nil, nil
 	l.weff, l.xw, l.out, l.dxw, l.dweff, l.dx = buffer{}, buffer{}, buffer{}, buffer{}, buffer{}, buffer{}
 }
 

@@ -148,3 +148,41 @@ func TestScratchSharedChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseKeepsColumns checks that a sparse first layer keeps its
+// input's columns across Release, and builds them again for another
+// input: the evaluation then equals a fresh model's on that input.
+func TestReleaseKeepsColumns(t *testing.T) {
+	cfg := Config{InFeatures: 20, Hidden: 6, Classes: 3, Masked: true, Kernel: true, Score: Cosine, Sigma: 1}
+	m, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+	cl := newTestClient(rand.New(rand.NewPCG(3, 4)), 15, 20, 3)
+	other := newTestClient(rand.New(rand.NewPCG(7, 8)), 12, 20, 3)
+	if _, err := m.Forward(cl.in, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	l := m.layers[0].conv
+	idx := &l.xt.idx[0]
+	m.Release()
+	if _, err := m.Forward(cl.in, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if l.xtOf != cl.in.X.Sparse || &l.xt.idx[0] != idx {
+		t.Error("the columns of the same input were built again after Release")
+	}
+	m.Release()
+	got, err := m.Forward(other.in, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.xtOf != other.in.X.Sparse {
+		t.Error("the columns were not built for another input")
+	}
+	fresh, _ := NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
+	want, err := fresh.Forward(other.in, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got, want) {
+		t.Error("evaluation on another input differs from a fresh model's")
+	}
+}

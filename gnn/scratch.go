@@ -97,7 +97,7 @@ func (m *Model) ensureGrads() {
 func (m *Model) scratchSlots(f func(*[]float64), fi func(*[]int)) {
 	for i := range m.layers {
 		l := &m.layers[i]
-		l.conv.scratchSlots(f, fi)
+		l.conv.scratchSlots(f)
 		l.relu.scratchSlots(f)
 		l.drop.scratchSlots(f)
 	}
@@ -110,16 +110,11 @@ func (m *Model) scratchSlots(f func(*[]float64), fi func(*[]int)) {
 	}
 }
 
-func (l *GCN) scratchSlots(f func(*[]float64), fi func(*[]int)) {
+func (l *GCN) scratchSlots(f func(*[]float64)) {
 	for _, b := range []*buffer{&l.weff, &l.xw, &l.out, &l.dxw, &l.dweff, &l.dx} {
 		f(&b.data)
 	}
 	f(&l.row)
-	f(&l.xt.val)
-	fi(&l.xt.ptr)
-	fi(&l.xt.idx)
-	fi(&l.xt.nonEmpty)
-	fi(&l.xt.cur)
 }
 
 func (r *ReLU) scratchSlots(f func(*[]float64)) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -61,28 +62,39 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 // returns the evaluation's logits, or BackwardStep's error and no
 // logits.
 //
-// It is faster in float32 (Config.Precision F32): the first layer's
-// evaluation weight, the float32 rounding of W . M with the mask pruned
-// (entries below MaskThreshold in magnitude count as zero), is formed
-// row by row while the fused step has each row of W and M in cache,
-// instead of in a pass of its own over both at the evaluation.
+// It is faster when the step is fused (see BackwardStep) and in is the
+// sparse input of the forward that dLogits comes from: the first layer's
+// evaluation weight, W . M with the mask pruned (entries below
+// MaskThreshold in magnitude count as zero; rounded to float32 in
+// float32), is formed row by row while the fused step has each row of W
+// and M in cache, instead of in a pass of its own over both at the
+// evaluation.
 func (m *Model) StepEvaluate(dLogits *mat.Dense, opt *Adam, in Input) (*mat.Dense, error) {
-	ahead := m.b32 != nil && m.b32.sameSparse(in)
+	var ahead bool
+	if m.b32 != nil {
+		ahead = m.b32.sameSparse(in)
+	} else {
+		l0 := m.layers[0].conv
+		ahead = in.Expand == nil && in.X.Sparse != nil && in.X.Sparse == l0.x.Sparse
+	}
 	formed, err := m.backwardStep(dLogits, opt, ahead)
 	if err != nil {
 		return nil, err
 	}
 	if formed {
-		l := &m.b32.layers[0]
-		l.ahead = true
-		defer func() { l.ahead = false }() // used by this forward or by none
+		l := &m.layers[0].conv.ahead
+		if m.b32 != nil {
+			l = &m.b32.layers[0].ahead
+		}
+		*l = true
+		defer func() { *l = false }() // used by this forward or by none
 	}
 	return m.Forward(in, false, nil)
 }
 
-// backwardStep is BackwardStep; with ahead, a float32 model's fused step
-// also forms the rows of its first layer's pruned effective weight that
-// the last forward's input selects, and formed reports whether it did.
+// backwardStep is BackwardStep; with ahead, the fused step also forms
+// the rows of the first layer's pruned effective weight that the last
+// forward's sparse input selects, and formed reports whether it did.
 func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed bool, err error) {
 	l0 := m.layers[0].conv
 	kw, km := opt.index(l0.Weight), opt.index(l0.Mask)
@@ -121,9 +133,10 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 	s, s32 := opt.next()
 	var weff []float32 // where sparseStep32 forms the evaluation's weight
 	if dxw != nil {
-		if err := l0.sparseStep(dxw, opt, kw, km, s); err != nil {
+		if err := l0.sparseStep(dxw, opt, kw, km, s, ahead); err != nil {
 			return false, err
 		}
+		formed = ahead
 	} else {
 		if ahead {
 			weff = m.b32.layers[0].weff
@@ -142,7 +155,7 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 			opt.stepParam(k, s, s32)
 		}
 	}
-	return weff != nil, nil
+	return formed || weff != nil, nil
 }
 
 // backwardTo1 is Backward but for the first layer's weight and mask
@@ -182,9 +195,15 @@ func (l *GCN) backwardProp(dOut *mat.Dense) *mat.Dense {
 // NaN or an infinity it stops stepping and returns the first such entry
 // of the weight's gradient over the rows not stepped, or if it has none,
 // the mask's first: the rows before were finite in both (badRows).
-func (l *GCN) sparseStep(dxw *mat.Dense, opt *Adam, kw, km int, s vec.AdamStep) error {
+// With ahead, each stepped row's pruned W . M goes to the row of the
+// effective weight that the evaluation's forward reads (l.effective).
+func (l *GCN) sparseStep(dxw *mat.Dense, opt *Adam, kw, km int, s vec.AdamStep, ahead bool) error {
 	c := l.Out
 	gw, gm, zeros := l.stepRows()
+	var weff blas64.General
+	if ahead {
+		weff = l.weff.padded(l.In, c).RawMatrix()
+	}
 	w, mk := l.Weight.Value, l.Mask.Value
 	mw, vw, mm, vm := opt.m[kw], opt.v[kw], opt.m[km], opt.v[km]
 	// idle steps the rows from..to-1, which no feature selects.
@@ -208,6 +227,9 @@ func (l *GCN) sparseStep(dxw *mat.Dense, opt *Adam, kw, km int, s vec.AdamStep) 
 			idle(next, r)
 			vec.Adam(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
 			vec.Adam(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
+			if ahead {
+				vec.MulPruned(weff.Data[r*weff.Stride:r*weff.Stride+c], w[lo:hi], mk[lo:hi], MaskThreshold)
+			}
 			next = r + 1
 		}
 		return err

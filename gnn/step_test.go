@@ -215,7 +215,7 @@ func TestSparseStepNonFinite(t *testing.T) {
 				}
 				opt := NewAdam(l.Params(), 0.01, 0)
 				s, _ := opt.next()
-				got = l.sparseStep(dxw, opt, 0, 1, s)
+				got = l.sparseStep(dxw, opt, 0, 1, s, false)
 			}
 			if (want == nil) != (tc.name == "none") {
 				t.Fatalf("the setup gives reference error %v", want)
