@@ -127,6 +127,12 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	return xw
 }
 
+// sameSparse reports whether in's features are the sparse matrix of the
+// layer's last forward, without FedGNN's expansion.
+func (l *GCN) sameSparse(in Input) bool {
+	return in.Expand == nil && in.X.Sparse != nil && in.X.Sparse == l.x.Sparse
+}
+
 // columns sets l.xt to the columns of x, and l.plans to x's (with
 // whether every row of x lists its columns in increasing order); it
 // keeps them while x is the same matrix, across Release too: a layer's

@@ -74,8 +74,7 @@ func (m *Model) StepEvaluate(dLogits *mat.Dense, opt *Adam, in Input) (*mat.Dens
 	if m.b32 != nil {
 		ahead = m.b32.sameSparse(in)
 	} else {
-		l0 := m.layers[0].conv
-		ahead = in.Expand == nil && in.X.Sparse != nil && in.X.Sparse == l0.x.Sparse
+		ahead = m.layers[0].conv.sameSparse(in)
 	}
 	formed, err := m.backwardStep(dLogits, opt, ahead)
 	if err != nil {
