@@ -278,8 +278,9 @@ func scenarioResume(t *testing.T, bin string) {
 
 // secondInterrupt sends a second SIGINT while the round in flight (80
 // epochs, 0.4 s on this project's host: a round of 0.1 s was often over
-// before the second signal came) finishes: that round is aborted, the run fails with a message
-// naming the last checkpoint, and the log stays valid without a summary.
+// before the second signal came) finishes: that round is aborted, the
+// run fails with a message naming the last checkpoint, and the log stays
+// valid without a summary.
 // Should the round end between the two signals (the first came at its
 // very end) the run stops as after one interrupt, and the test tries again.
 func secondInterrupt(t *testing.T, bin string) {

@@ -70,23 +70,18 @@ func (m *Model) BackwardStep(dLogits *mat.Dense, opt *Adam) error {
 // and M in cache, instead of in a pass of its own over both at the
 // evaluation.
 func (m *Model) StepEvaluate(dLogits *mat.Dense, opt *Adam, in Input) (*mat.Dense, error) {
-	var ahead bool
+	// flag tells the first layer's forward that the rows are formed.
+	flag, ahead := &m.layers[0].conv.ahead, m.layers[0].conv.sameSparse(in)
 	if m.b32 != nil {
-		ahead = m.b32.sameSparse(in)
-	} else {
-		ahead = m.layers[0].conv.sameSparse(in)
+		flag, ahead = &m.b32.layers[0].ahead, m.b32.sameSparse(in)
 	}
 	formed, err := m.backwardStep(dLogits, opt, ahead)
 	if err != nil {
 		return nil, err
 	}
 	if formed {
-		l := &m.layers[0].conv.ahead
-		if m.b32 != nil {
-			l = &m.b32.layers[0].ahead
-		}
-		*l = true
-		defer func() { *l = false }() // used by this forward or by none
+		*flag = true
+		defer func() { *flag = false }() // used by this forward or by none
 	}
 	return m.Forward(in, false, nil)
 }
@@ -143,6 +138,7 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 		if err := l0.sparseStep32(dweff32, count, opt, kw, km, s32, weff); err != nil {
 			return false, err
 		}
+		formed = weff != nil
 	}
 	for _, p := range opt.params[km+1:] {
 		if err := firstNonFinite(p); err != nil {
@@ -154,7 +150,7 @@ func (m *Model) backwardStep(dLogits *mat.Dense, opt *Adam, ahead bool) (formed 
 			opt.stepParam(k, s, s32)
 		}
 	}
-	return formed || weff != nil, nil
+	return formed, nil
 }
 
 // backwardTo1 is Backward but for the first layer's weight and mask

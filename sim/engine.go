@@ -457,10 +457,7 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 // clients after them. The order changes no result: each client owns its
 // state and its random stream.
 func longestFirst(took []time.Duration, clients []*graphio.Client) []int {
-	order := make([]int, len(took))
-	for i := range order {
-		order[i] = i
-	}
+	order := sequence(len(took))
 	slices.SortStableFunc(order, func(a, b int) int {
 		if c := cmp.Compare(took[b], took[a]); c != 0 {
 			return c
