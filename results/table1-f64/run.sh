@@ -1,0 +1,37 @@
+#!/bin/sh
+# The paper's Table 1 all in float64, made again with one commit's code:
+# the ten methods on Cora, CiteSeer, Amazon-Computer and Amazon-Photo at
+# 5, 10 and 20 clients, seeds 42, 43 and 44 (360 runs), every setting as
+# results/table1 and results/table1-amazon. Two things come of it: what
+# the whole float64 table costs this machine (each run's cpu_seconds),
+# and whether the stored float64 table is what this code computes, run
+# by run (check.sh). Each part runs in shards of one worker, one on each
+# core at a time, as results/table1-f32 does; logs go to $TMPDIR.
+# Resumable: run it again and it goes on from the results files here.
+# From the repository root: sh results/table1-f64/run.sh
+set -eu
+bin=$(mktemp -d)/fedaux
+go build -buildvcs=auto -o "$bin" .
+out=results/table1-f64
+logs=$(dirname "$bin")
+shards() { # shards N OUT FLAGS...: N shards of one worker, N/2 after another on each core, then the table
+	n=$1
+	dir=$2
+	shift 2
+	for c in 0 1; do
+		(
+			s=$((c * n / 2))
+			while [ "$s" -lt $(((c + 1) * n / 2)) ]; do
+				"$bin" table "$@" -seeds 3 -workers 1 -shard "$s/$n" -out "$dir" >"$logs/$(basename "$dir")-$s.log" 2>&1
+				s=$((s + 1))
+			done
+		) &
+	done
+	wait
+	"$bin" table "$@" -seeds 3 -out "$dir" -render
+}
+shards 2 "$out" -precision f64 -algos local,fedavg,fedprox,fedper,gcfl,fedgta,fedpub,fedaux
+# Four shards, two on each core in turn: shards alternate FedGNN and
+# FedSage+, whose runs cost far more, so that each core gets half of both.
+shards 4 "$out/gnn-sage" -precision f64 -algos fedgnn,fedsage_plus
+echo "logs in $logs"
