@@ -17,22 +17,7 @@ bin=$(mktemp -d)/fedaux
 go build -buildvcs=auto -o "$bin" .
 out=results/table1-f32
 logs=$(dirname "$bin")
-shards() { # shards N OUT FLAGS...: N shards of one worker, N/2 after another on each core, then the table
-	n=$1
-	dir=$2
-	shift 2
-	for c in 0 1; do
-		(
-			s=$((c * n / 2))
-			while [ "$s" -lt $(((c + 1) * n / 2)) ]; do
-				"$bin" table "$@" -seeds 3 -workers 1 -shard "$s/$n" -out "$dir" >"$logs/$(basename "$dir")-$s.log" 2>&1
-				s=$((s + 1))
-			done
-		) &
-	done
-	wait
-	"$bin" table "$@" -seeds 3 -out "$dir" -render
-}
+. results/shards.sh
 shards 2 "$out" -precision f32 -algos local,fedavg,fedprox,fedper,gcfl,fedgta,fedpub,fedaux
 # Four shards, two on each core in turn: shards alternate FedGNN and
 # FedSage+, whose runs cost far more, so shards 0 and 1 on one core and
