@@ -1,7 +1,11 @@
 # shards.sh: sourced by the Table 1 studies' run.sh (results/table1-f32,
-# results/table1-f64), from the repository root, with $bin the fedaux
-# binary and $logs the directory for the shards' logs.
-#
+# results/table1-f64), from the repository root. Sourcing it builds fedaux
+# into a new temporary directory ($bin), where the shards' logs go too
+# ($logs).
+bin=$(mktemp -d)/fedaux
+go build -buildvcs=auto -o "$bin" .
+logs=$(dirname "$bin")
+
 # shards N OUT FLAGS...: fedaux table FLAGS as N shards of one worker into
 # OUT, N/2 after another on each of the two cores, so that both cores are
 # busy and each run's cpu_seconds is its cost; then the table of OUT.

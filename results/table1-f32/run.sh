@@ -13,10 +13,7 @@
 # Resumable: run it again and it goes on from the results files here.
 # From the repository root: sh results/table1-f32/run.sh
 set -eu
-bin=$(mktemp -d)/fedaux
-go build -buildvcs=auto -o "$bin" .
 out=results/table1-f32
-logs=$(dirname "$bin")
 . results/shards.sh
 shards 2 "$out" -precision f32 -algos local,fedavg,fedprox,fedper,gcfl,fedgta,fedpub,fedaux
 # Four shards, two on each core in turn: shards alternate FedGNN and
