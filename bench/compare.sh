@@ -8,7 +8,11 @@
 # PRECISION=f32 runs fedaux with -precision f32 (default f64; the peer
 # computes in float32 either way). REPEAT=N (default 1) runs each pair N
 # times, fedaux then the peer, and compares the medians of the wall times
-# (the peer's own time moves by up to a third between runs).
+# (the peer's own time moves by up to a third between runs). Before each
+# fedaux run it measures the host's contention (bench/contention: how much
+# two cores slow each other down through the third-level cache), whose
+# phases move fedaux's float64 times (docs/performance.md); ratios.txt
+# lists it.
 # It installs what the peer needs (Debian's python3-torch, python3-scipy,
 # metis and time) when missing, and prints one line per run and the ratios.
 set -eu
@@ -25,8 +29,15 @@ if ! /usr/bin/python3 -c 'import torch, scipy' 2>/dev/null || ! command -v gpmet
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq && $SUDO apt-get install -y -qq python3-torch python3-scipy metis time >/dev/null
 fi
-bin=$(mktemp -d)/fedaux
+tmp=$(mktemp -d)
+bin=$tmp/fedaux
 go build -o "$bin" .
+go build -o "$tmp/contention" ./bench/contention
+
+# probe NAME: the host's contention before run NAME, in contention.txt.
+probe() {
+	echo "$1 $("$tmp/contention" | awk '{print $2}')" >>"$out/contention.txt"
+}
 
 # measure NAME CMD...: run CMD under /usr/bin/time -v, keep its output, print
 # "NAME wall_s peak_mib".
@@ -39,15 +50,18 @@ measure() {
 }
 
 : >"$out/summary.txt"
+: >"$out/contention.txt"
 # The ratios depend on the host's CPU (they moved from 3.8x to 2.2x between
 # two machines of the same kind): keep what it was.
 { lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)|Flags)' | cut -c1-300; uptime; echo "fedaux -precision $prec"; } >"$out/machine.txt"
 i=1
 while [ "$i" -le "$rep" ]; do
 	sfx=""; [ "$rep" -gt 1 ] && sfx="-$i"
+	probe cora10$sfx
 	measure fedaux-cora10$sfx "$bin" run -preset cora-10-ref -data "$data" -rounds 100 -seed 0 -precision "$prec" -json
 	measure torch-cora10$sfx /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data cora --clients 10 \
 		--partition fixture --rounds 100 --algo fedaux --seed 0 --threads 2 --quiet
+	probe computer10$sfx
 	measure fedaux-computer10$sfx "$bin" run -preset computer-10 -data "$data" -rounds 20 -epochs 2 -seed 0 -precision "$prec" -json
 	measure torch-computer10$sfx /usr/bin/python3 "$peers/torch_fedaux.py" --data-dir "$data" --data computers --clients 10 \
 		--partition metis --rounds 20 --epochs 2 --algo fedaux --seed 0 --threads 2 --quiet
@@ -73,3 +87,8 @@ END {
 			substr(d, 8), fw, r[d], tw, r[t], tw/fw, r[d]/r[t], runs
 	}
 }' "$out/summary.txt" | sort | tee "$out/ratios.txt"
+# The contention before each fedaux run: about 1 in the host's fast phase,
+# 1.4-1.8 in its slow one.
+awk '{ k = $1; sub(/-[0-9]+$/, "", k); c[k] = c[k] " " $2 }
+END { for (k in c) printf "%s: contention before each fedaux run (two cores / one):%s\n", k, c[k] }' \
+	"$out/contention.txt" | sort | tee -a "$out/ratios.txt"
