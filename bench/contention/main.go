@@ -8,12 +8,13 @@
 //	contention 1.04 (one core 0.071 s, two 0.074 s; 16 MiB each, read 4 GiB)
 //
 // On the 2-core host of bench/compare.sh the figure is about 1.0 in some
-// phases and 1.4-1.8 in others, each phase holding for minutes, as if the
-// two cores shared one third-level cache and memory link in the second
-// and not in the first; a float64 fedaux run, whose clients' weights,
-// masks and Adam moments stream through that cache, takes more CPU for
-// the same work in the second (docs/performance.md, "Where it stands"). compare.sh runs it before
-// each pair so that its ratios say which phase they were measured in.
+// phases and 1.4-1.8 in others, each holding for seconds to minutes, as
+// if the two cores shared one third-level cache and memory link in the
+// second and not in the first; a float64 fedaux run, whose clients'
+// weights, masks and Adam moments stream through that cache, takes more
+// CPU for the same work in the second (docs/performance.md, "Where it
+// stands"). bench/compare.sh runs it before each fedaux run so that its
+// ratios say which phase they were measured in.
 //
 // Usage:
 //
@@ -21,26 +22,43 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sync"
 	"time"
 )
 
-func main() {
-	mib := flag.Int("mib", 16, "size of each goroutine's array, in MiB")
-	gib := flag.Int("gib", 4, "bytes each goroutine reads in a trial, in GiB")
-	trials := flag.Int("trials", 3, "trials of each kind; the medians are compared")
-	flag.Parse()
-	if *mib < 1 || *gib < 1 || *trials < 1 {
-		fmt.Fprintln(os.Stderr, "contention: -mib, -gib and -trials want whole numbers of at least 1")
-		os.Exit(2)
+func main() { os.Exit(cmd(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// cmd runs the command with the arguments after the program's name and
+// returns its exit status: 0 after -h, 2 for bad flags.
+func cmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("contention", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mib := fs.Int("mib", 16, "size of each goroutine's array, in MiB")
+	gib := fs.Int("gib", 4, "bytes each goroutine reads in a trial, in GiB")
+	trials := fs.Int("trials", 3, "trials of each kind; the medians are compared")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	switch {
+	case *mib < 1 || *gib < 1 || *trials < 1:
+		fmt.Fprintln(stderr, "contention: -mib, -gib and -trials want whole numbers of at least 1")
+		return 2
+	case *mib > *gib<<10:
+		fmt.Fprintf(stderr, "contention: -mib %d is more than -gib %d reads once; want at most %d\n", *mib, *gib, *gib<<10)
+		return 2
 	}
 	r := measure(*mib<<20/8, *gib<<30/(*mib<<20), *trials)
-	fmt.Printf("contention %.2f (one core %.3f s, two %.3f s; %d MiB each, read %d GiB)\n",
+	fmt.Fprintf(stdout, "contention %.2f (one core %.3f s, two %.3f s; %d MiB each, read %d GiB)\n",
 		r.ratio(), r.one.Seconds(), r.two.Seconds(), *mib, *gib)
+	return 0
 }
 
 // result holds the median times of the trials with one goroutine and

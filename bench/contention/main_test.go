@@ -1,9 +1,38 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 )
+
+// TestCmd runs the command on a small array, and checks that bad flags
+// get an error naming what is allowed and status 2, with no output.
+func TestCmd(t *testing.T) {
+	var out, errs bytes.Buffer
+	if got := cmd([]string{"-mib", "1", "-gib", "1", "-trials", "1"}, &out, &errs); got != 0 {
+		t.Fatalf("status %d, stderr %q", got, errs.String())
+	}
+	if !strings.HasPrefix(out.String(), "contention ") || !strings.Contains(out.String(), "1 MiB each, read 1 GiB") {
+		t.Errorf("output %q", out.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-mib", "0"}, "at least 1"},
+		{[]string{"-trials", "-1"}, "at least 1"},
+		{[]string{"-mib", "8192", "-gib", "4"}, "want at most 4096"},
+		{[]string{"-mib", "x"}, "invalid value"},
+	} {
+		out.Reset()
+		errs.Reset()
+		if got := cmd(c.args, &out, &errs); got != 2 || out.Len() != 0 || !strings.Contains(errs.String(), c.want) {
+			t.Errorf("%v: status %d, stdout %q, stderr %q; want 2, nothing, %q", c.args, got, out.String(), errs.String(), c.want)
+		}
+	}
+}
 
 // TestSweep checks that sweep reads every entry reps times, the tail
 // beyond a multiple of four included.
