@@ -26,6 +26,8 @@ for u in ${UPDATES:-gradients option2}; do
 		-scaffold_update $u -seeds 3 -out "$out/$u" -render
 done
 # The combined table: the stored ten methods and SCAFFOLD's two settings.
+# Every run is copied (-reuse), none run: results/table1-f64 holds all
+# 360 (its check.sh says so); the log's "0 to run" line shows it.
 all=local,fedavg,fedprox,fedper,gcfl,fedgnn,fedgta,fedsage_plus,fedpub,fedaux,scaffold
 for u in ${UPDATES:-gradients option2}; do
 	"$bin" table -datasets cora,citeseer,computer,photo -clients 5,10,20 -algos $all \
