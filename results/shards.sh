@@ -1,9 +1,9 @@
 # shards.sh: sourced by the Table 1 studies' run.sh (results/table1-f32,
-# results/table1-f64), from the repository root. Sourcing it builds fedaux
-# into a new temporary directory ($bin), where the shards' logs go too
-# ($logs).
+# results/table1-f64, results/scaffold-table1), from the repository root.
+# Sourcing it builds fedaux (or the command in package $pkg, when set) into
+# a new temporary directory ($bin), where the shards' logs go too ($logs).
 bin=$(mktemp -d)/fedaux
-go build -buildvcs=auto -o "$bin" .
+go build -buildvcs=auto -o "$bin" "${pkg:-.}"
 logs=$(dirname "$bin")
 
 # shards N OUT FLAGS...: fedaux table FLAGS as N shards of one worker into
