@@ -343,3 +343,22 @@ func TestReplaySwitchOnBranch(t *testing.T) {
 		t.Error("B's round 5 has no weights")
 	}
 }
+
+// TestReplayHeadlessSettings replays the logs of headless runs whose
+// settings the run line's own fields do not hold (float32, FedProx's mu):
+// the replays equal the logs, as they do only when the run line holds
+// every setting (with the defaults the first round differs).
+func TestReplayHeadlessSettings(t *testing.T) {
+	dir := t.TempDir()
+	for name, flags := range map[string][]string{
+		"f32": {"-precision", "f32"},
+		"mu":  {"-algo", "fedprox", "-mu", "5", "-epochs", "2"},
+	} {
+		path := filepath.Join(dir, name+".jsonl")
+		runOK(t, append([]string{"-preset", "sbm", "-seed", "7", "-hidden", "16", "-rounds", "3", "-log", path, "-workers", "1"}, flags...)...)
+		out := runOK(t, "-replay", path, "-workers", "1")
+		if !strings.Contains(out, "replayed 3 rounds and 0 knob changes") {
+			t.Errorf("%s: replay output:\n%s", name, out)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -248,8 +249,9 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 
 // replayConfig rebuilds the scenario and the settings of a logged run:
 // the preset by name, or the scenario the run line holds; the preset's
-// settings, then the run line's, then every setting the console logged
-// (tui.SettingsKey).
+// settings, then the run line's fields, then every setting it holds
+// (sim.RunHeader.Settings, or tui.SettingsKey in a console log written
+// before the run line held them).
 func replayConfig(r *loggedRun, path string) (*presets.Preset, sim.Config, error) {
 	h := r.header
 	where := fmt.Sprintf("%s:%d", path, r.line)
@@ -271,13 +273,14 @@ func replayConfig(r *loggedRun, path string) (*presets.Preset, sim.Config, error
 		"alpha": fmtG(h.Alpha), "sigma": fmtG(h.Sigma), "score": h.Score, "kernel": string(h.Kernel), "sim": string(h.Source),
 		"apv_mix": map[bool]string{true: "on", false: "off"}[h.APVMix], "partners": fmtG(h.Partners), "seed": fmt.Sprint(h.Seed),
 	}
-	if s, ok := h.Extra[tui.SettingsKey].(map[string]any); ok {
+	if s, ok := h.Extra[tui.SettingsKey].(map[string]any); ok { // a console log before h.Settings
 		for k, v := range s {
 			if str, ok := v.(string); ok {
 				set[k] = str
 			}
 		}
 	}
+	maps.Copy(set, h.Settings)
 	keys := make([]string, 0, len(set))
 	for k := range set {
 		keys = append(keys, k)

@@ -199,6 +199,9 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 		if fi, err := os.Stat(filepath.Dir(f.checkpoint)); err != nil || !fi.IsDir() {
 			return nil, env, fmt.Errorf("-checkpoint: %s: no such directory", filepath.Dir(f.checkpoint))
 		}
+		if err := sim.CheckCheckpointPath(f.checkpoint); err != nil {
+			return nil, env, fmt.Errorf("-checkpoint: %w", err)
+		}
 	}
 	p, cfg, err := f.config()
 	if err != nil {

@@ -130,6 +130,9 @@ func (e *Engine) KnobHistory() []KnobChange { return e.controls }
 // rounds (never during Step). It fails after an error has stopped the
 // engine, and for a strategy that keeps undeclared state.
 func (e *Engine) SaveCheckpoint(path string) error {
+	if err := CheckCheckpointPath(path); err != nil {
+		return err
+	}
 	ck, err := e.checkpoint()
 	if err != nil {
 		return fmt.Errorf("sim: checkpoint %s: %w", path, err)
@@ -149,6 +152,34 @@ func (e *Engine) SaveCheckpoint(path string) error {
 	buf.Write(sum[:])
 	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := buf.WriteTo(w); return err }); err != nil {
 		return fmt.Errorf("sim: checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckCheckpointPath reports whether SaveCheckpoint may write path: it
+// may when nothing is there or a checkpoint is (which it replaces), and
+// not over any other file (a scenario, a log, a device), which it would
+// otherwise replace whole.
+func CheckCheckpointPath(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sim: checkpoint %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("sim: checkpoint %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("sim: checkpoint %s: exists and is not a regular file; not replaced", path)
+	}
+	b := make([]byte, len(checkpointMagic))
+	n, _ := io.ReadFull(f, b)
+	if fi.Size() > 0 && string(b[:n]) != checkpointMagic {
+		return fmt.Errorf("sim: checkpoint %s: exists and is not a fedaux checkpoint; not replaced", path)
 	}
 	return nil
 }

@@ -323,3 +323,78 @@ func TestStatefulStrategyGuards(t *testing.T) {
 		t.Errorf("checkpoint of a stateful strategy: %v", err)
 	}
 }
+
+// TestOpenRunLogRefusesOtherFiles: a file that is not a run log (a
+// scenario, binary data, a device) is refused and left as it was; a run
+// line cut short, and an empty file, are taken.
+func TestOpenRunLogRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"scenario.toml": "graph = \"sbm\"\nclients = 4\n",
+		"binary.npz":    "PK\x03\x04\x00\x00\nrest",
+		"other.jsonl":   "{\"type\":\"round\",\"round\":1}\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if l, err := sim.OpenRunLog(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a fedaux run log") {
+			l.Close()
+			t.Errorf("%s: error %v, want one naming the file and saying it is not a run log", name, err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != content {
+			t.Errorf("%s changed to %q", name, b)
+		}
+	}
+	if l, err := sim.OpenRunLog(dir); err == nil {
+		l.Close()
+		t.Error("a directory was taken as a run log")
+	}
+	for _, content := range []string{"", "{\"ty"} {
+		path := filepath.Join(dir, "ok.jsonl")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l, err := sim.OpenRunLog(path)
+		if err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		l.Close()
+		if b, _ := os.ReadFile(path); len(b) != 0 {
+			t.Errorf("%q: after opening the log holds %q, want it empty", content, b)
+		}
+	}
+}
+
+// TestSaveCheckpointRefusesOtherFiles: a checkpoint replaces only a
+// checkpoint, never a scenario or a device that is at its path.
+func TestSaveCheckpointRefusesOtherFiles(t *testing.T) {
+	e := scenarios()[1].engine(t, 1, nil)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.toml")
+	const scenario = "graph = \"sbm\"\n"
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SaveCheckpoint(path); err == nil || !strings.Contains(err.Error(), "not a fedaux checkpoint") {
+		t.Errorf("over a scenario: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != scenario {
+		t.Errorf("the scenario changed to %q", b)
+	}
+	if err := e.SaveCheckpoint(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("over a directory: %v", err)
+	}
+	if err := e.SaveCheckpoint(os.DevNull); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("over %s: %v", os.DevNull, err)
+	}
+	ck := filepath.Join(dir, "run.ckpt")
+	for i := range 2 { // a new file, then the checkpoint replaced
+		if err := e.SaveCheckpoint(ck); err != nil {
+			t.Fatalf("save %d: %v", i, err)
+		}
+	}
+	if _, err := sim.LoadCheckpoint(ck); err != nil {
+		t.Fatal(err)
+	}
+}

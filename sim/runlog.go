@@ -2,7 +2,9 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 )
@@ -23,18 +25,52 @@ type RunLog struct {
 
 // OpenRunLog opens (creating if needed) the log file for appending. An
 // unterminated last line, left by a process killed while writing it, is
-// cut off first.
+// cut off first. A file that is there must be a run log: a regular file
+// that is empty or starts with a run line ({"type":"run"); any other is
+// refused and left as it was.
 func OpenRunLog(path string) (*RunLog, error) {
 	// Read too: resuming and checkpoints read the log's last line back.
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("sim: run log: %w", err)
 	}
+	if err := isRunLog(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sim: run log %s: %w", path, err)
+	}
 	if err := repairTail(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("sim: run log %s: %w", path, err)
 	}
 	return &RunLog{f: f, path: path}, nil
+}
+
+// runLogStart is how every run log starts: RunHeader's first field.
+const runLogStart = `{"type":"run"`
+
+// isRunLog reports an error unless f is a regular file that is empty or
+// starts as a run log does.
+func isRunLog(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errors.New("not a regular file; not written")
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	b := make([]byte, len(runLogStart))
+	n, err := f.ReadAt(b, 0)
+	if n < len(b) && err != io.EOF {
+		return err
+	}
+	// A shorter file is a run line cut short, which repairTail removes.
+	if string(b[:n]) != runLogStart[:n] {
+		return errors.New(`exists and is not a fedaux run log (its first line is not {"type":"run",...}); not written`)
+	}
+	return nil
 }
 
 // Path returns the log's file name.
@@ -116,6 +152,11 @@ type RunHeader struct {
 	Extra map[string]any `json:"extra,omitempty"`
 	// ClientDropout is the probability that a client misses a round (-dropout).
 	ClientDropout float64 `json:"client_dropout,omitempty"`
+	// Settings holds every setting of the run's Config, as Config.Get
+	// spells it (Settings lists the names): the precision and the
+	// methods' own settings, which the fields above do not hold, so that
+	// a run can be made again from its log alone.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Header returns the run line for this engine's settings; the caller fills
@@ -128,7 +169,19 @@ func (e *Engine) Header() RunHeader {
 		Score: c.Score.String(), Kernel: c.Kernel, Source: c.Source, APVMix: c.APVMix, Partners: c.Partners,
 		Seed: c.Seed, Workers: c.NumWorkers(),
 		Clients: len(e.data.Clients), Metric: e.data.Metric,
+		Settings: c.settings(),
 	}
+}
+
+// settings returns every setting of c by its name, as Get spells it.
+func (c Config) settings() map[string]string {
+	out := map[string]string{}
+	for _, key := range Settings() {
+		if v, err := c.Get(key); err == nil {
+			out[key] = v
+		}
+	}
+	return out
 }
 
 // Log returns the engine's run log (nil when it has none).

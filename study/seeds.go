@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -150,11 +151,13 @@ type SeedSummary struct {
 	Groups [][]GroupScore `json:"groups,omitempty"`
 	// Metric is what the scores are (omitted for accuracy).
 	Metric sim.Metric `json:"metric,omitempty"`
+	// Precision is the arithmetic of the clients' layers (f64 or f32).
+	Precision gnn.Precision `json:"precision"`
 }
 
 // Summarize sums up the records of the run's seeds.
 func (s *SeedRun) Summarize(recs []*Record) SeedSummary {
-	out := SeedSummary{Preset: s.Cell.Scenario.Name, Algo: s.Cell.Config.Algo}
+	out := SeedSummary{Preset: s.Cell.Scenario.Name, Algo: s.Cell.Config.Algo, Precision: s.Cell.Config.Precision}
 	for _, rec := range recs {
 		out.Seeds = append(out.Seeds, rec.Seed)
 		out.TestAtBestVal = append(out.TestAtBestVal, rec.TestAtBestVal)

@@ -220,7 +220,7 @@ func newEngine(p *presets.Preset, env presets.Env, cfg sim.Config, log *sim.RunL
 		return nil, nil, err
 	}
 	if log != nil {
-		if err := log.Write(runHeader(p, sc, e, time.Now())); err != nil {
+		if err := log.Write(presets.Header(p, sc, e, time.Now())); err != nil {
 			return nil, nil, err
 		}
 		e.SetLog(log)
@@ -228,28 +228,9 @@ func newEngine(p *presets.Preset, env presets.Env, cfg sim.Config, log *sim.RunL
 	return e, sc, nil
 }
 
-// runHeader is presets.Header with every setting of the engine's
-// Config, as its Get spells it, under the extra key "settings".
-func runHeader(p *presets.Preset, sc *presets.Scenario, e *sim.Engine, t time.Time) sim.RunHeader {
-	h := presets.Header(p, sc, e, t)
-	extra := map[string]any{}
-	for k, v := range h.Extra {
-		extra[k] = v
-	}
-	c := e.Config()
-	settings := map[string]string{}
-	for _, key := range sim.Settings() {
-		if v, err := c.Get(key); err == nil {
-			settings[key] = v
-		}
-	}
-	extra[SettingsKey] = settings
-	h.Extra = extra
-	return h
-}
-
-// SettingsKey is the run line's extra key under which the console logs
-// every setting of the run (sim.Config.Get's names and values).
+// SettingsKey is the run line's extra key under which the console logged
+// every setting of the run before the run line held them
+// (sim.RunHeader.Settings); replaying such a log reads them there.
 const SettingsKey = "settings"
 
 // rollback returns a command that rolls e back after a failed round

@@ -174,7 +174,7 @@ func New(opts Options) (*Model, error) {
 // adopt makes e the console's engine.
 func (m *Model) adopt(p *presets.Preset, e *sim.Engine, sc *presets.Scenario) {
 	m.preset, m.engine, m.cfg = p, e, e.Config()
-	m.header = runHeader(p, sc, e, m.opts.Now())
+	m.header = presets.Header(p, sc, e, m.opts.Now())
 	m.k = len(e.Data().Clients)
 	m.groups = e.Data().Groups
 	m.chart.metric = e.Data().Metric

@@ -13,6 +13,9 @@ import (
 // then syncs the directory so that the rename survives a crash. On error
 // the temporary file is removed and path is left as it was.
 //
+// A path that is there must be a regular file (or a link to one): Write
+// refuses to replace a directory, a device or a pipe.
+//
 // Each call has its own temporary file, so that processes writing one
 // path at once (the shards of a study rendering its report) each replace
 // it whole, the last rename winning. Only a process killed between
@@ -22,6 +25,9 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return &os.PathError{Op: "write", Path: path, Err: errNotRegular}
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
@@ -50,6 +56,8 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	}
 	return syncDir(dir)
 }
+
+var errNotRegular = errors.New("not a regular file; not replaced")
 
 // RemoveStale removes the temporary files that Write(path) left when a
 // process was killed mid-write. The caller must know that no Write of

@@ -132,3 +132,25 @@ func TestRemoveStale(t *testing.T) {
 		t.Errorf("after RemoveStaleIn the directory holds %q, want %q", got, want)
 	}
 }
+
+// TestWriteRefusesNonRegular: a directory or a device at the path is not
+// replaced.
+func TestWriteRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{sub, os.DevNull} {
+		err := Write(path, put("x"))
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming it as not a regular file", path, err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().IsRegular() {
+			t.Errorf("%s replaced: %v %v", path, fi, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) != 0 {
+		t.Errorf("left %v", left)
+	}
+}
