@@ -29,8 +29,8 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	if f.preset == "" && f.scenario == "" {
 		return fmt.Errorf("convergence: -preset is required (one or several, comma-separated; see 'fedaux presets')")
 	}
-	if *within <= 0 {
-		return fmt.Errorf("-within: %g, want > 0", *within)
+	if !(*within > 0 && *within <= 100) {
+		return fmt.Errorf("-within: %g, want points in (0, 100]", *within)
 	}
 	ps, err := f.scenarios()
 	if err != nil {

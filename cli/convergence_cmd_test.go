@@ -35,7 +35,7 @@ func TestConvergenceCmd(t *testing.T) {
 	if err := convergenceCmd(append(args, "-render"), &stdout, &stderr); err != nil {
 		t.Error(err)
 	}
-	for _, bad := range [][]string{{"-algos", "fedaux"}, {"-preset", "sbm", "-within", "0"}, {"-preset", "sbm", "-algos", "nope"}, {"-preset", "sbm", "-reuse", filepath.Join(dir, "none"), "-out", t.TempDir()}} {
+	for _, bad := range [][]string{{"-algos", "fedaux"}, {"-preset", "sbm", "-within", "0"}, {"-preset", "sbm", "-within", "NaN"}, {"-preset", "sbm", "-within", "Inf"}, {"-preset", "sbm", "-algos", "nope"}, {"-preset", "sbm", "-reuse", filepath.Join(dir, "none"), "-out", t.TempDir()}} {
 		if err := convergenceCmd(bad, &stdout, &stderr); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

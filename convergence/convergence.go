@@ -40,8 +40,8 @@ const LabelPreset = study.LabelPreset
 
 // cells returns the study's cells, seed-major.
 func (o *Options) cells() ([]*study.Cell, error) {
-	if o.Within < 0 {
-		return nil, fmt.Errorf("convergence: within = %g, want >= 0", o.Within)
+	if !(o.Within >= 0 && o.Within <= 100) {
+		return nil, fmt.Errorf("convergence: within = %g, want points in [0, 100] (0: the default)", o.Within)
 	}
 	cells, err := o.Grid.Cells()
 	if err != nil {

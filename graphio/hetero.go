@@ -73,6 +73,9 @@ func loadHeterophilous(path string) (*Graph, error) {
 	if classes < 2 {
 		return nil, fmt.Errorf("node_labels has %d class, want at least 2", classes)
 	}
+	if classes > n {
+		return nil, moreClassesThanNodes(labels, n)
+	}
 	e, es, err := a.intsND("edges")
 	if err != nil {
 		return nil, err

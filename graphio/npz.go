@@ -15,6 +15,11 @@ import (
 // make NumClasses absurdly large.
 const maxLabel = 1<<20 - 1
 
+// maxFeatures bounds the feature count read from attr_shape, so that a
+// corrupt shape cannot make the per-feature arrays of the statistics and
+// the first layer exhaust memory.
+const maxFeatures = 1 << 24
+
 // LoadNPZ reads a graph stored in the gnn-benchmark / Planetoid CSR .npz
 // schema (members adj_data, adj_indices, adj_indptr, adj_shape, attr_data,
 // attr_indices, attr_indptr, attr_shape and labels, each with the ".npy"
@@ -87,6 +92,9 @@ func loadNPZ(path string) (*Graph, error) {
 	if x.Cols == 0 {
 		return nil, fmt.Errorf("attr_shape is %dx0: the nodes have no feature", x.Rows)
 	}
+	if x.Cols > maxFeatures {
+		return nil, fmt.Errorf("attr_shape is %dx%d: %d features, want at most %d", x.Rows, x.Cols, x.Cols, maxFeatures)
+	}
 	labels, err := a.ints("labels")
 	if err != nil {
 		return nil, err
@@ -113,12 +121,28 @@ func loadNPZ(path string) (*Graph, error) {
 		}
 		numClasses = max(numClasses, y+1)
 	}
+	if numClasses > n {
+		return nil, moreClassesThanNodes(labels, n)
+	}
 	return &Graph{
 		Adj:        sym,
 		Features:   features,
 		Labels:     labels,
 		NumClasses: numClasses,
 	}, nil
+}
+
+// moreClassesThanNodes reports the largest of labels when the class
+// count it makes (largest + 1) is more than the n nodes: a class with no
+// node, as a corrupt label makes.
+func moreClassesThanNodes(labels []int, n int) error {
+	i := 0
+	for j, y := range labels {
+		if y > labels[i] {
+			i = j
+		}
+	}
+	return fmt.Errorf("label %d of node %d makes %d classes for %d nodes; want labels 0..C-1 with C <= nodes", labels[i], i, labels[i]+1, n)
 }
 
 // checkNPYPreamble checks the fixed start of a .npy member (magic, version

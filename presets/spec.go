@@ -93,6 +93,10 @@ type SBMSpec struct {
 // generator stores every edge, 16 bytes each at least.
 const maxSBMEdges = 1e8
 
+// maxSBMFeatureValues bounds the gaussian features of a generated SBM,
+// nodes x feature_dim dense float64 values (2 GiB).
+const maxSBMFeatureValues = 1 << 28
+
 // A Field is one key of a scenario.
 type Field struct {
 	Key string // "clients", "sbm.intra", ...
@@ -410,8 +414,8 @@ func (s *Spec) validateSBM() error {
 		return s.errAt("sbm.intra", "%d values, want one per group (groups = %d)", len(b.Intra), b.Groups)
 	case !(b.Inter >= 0 && b.Inter <= 1):
 		return s.errAt("sbm.inter", "%g, want a probability in [0, 1]", b.Inter)
-	case b.Classes < 2:
-		return s.errAt("sbm.classes", "%d, want >= 2", b.Classes)
+	case b.Classes < 2 || b.Classes > b.Nodes:
+		return s.errAt("sbm.classes", "%d, want 2..nodes = %d", b.Classes, b.Nodes)
 	case !(b.Purity >= 0 && b.Purity <= 1):
 		return s.errAt("sbm.purity", "%g, want a probability in [0, 1]", b.Purity)
 	}
@@ -425,6 +429,9 @@ func (s *Spec) validateSBM() error {
 	case "gaussian":
 		if b.FeatureDim < 1 {
 			return s.errAt("sbm.feature_dim", "%d, want >= 1 with gaussian features", b.FeatureDim)
+		}
+		if v := float64(b.Nodes) * float64(b.FeatureDim); v > maxSBMFeatureValues {
+			return s.errAt("sbm.feature_dim", "%d: the %d nodes' features would be %.3g values, more than the %d the generator holds; lower sbm.feature_dim or sbm.nodes", b.FeatureDim, b.Nodes, v, maxSBMFeatureValues)
 		}
 		if !(b.Noise >= 0) {
 			return s.errAt("sbm.noise", "%g, want >= 0", b.Noise)

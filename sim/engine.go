@@ -150,6 +150,9 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := validateMetric(data); err != nil {
 		return nil, err
 	}
+	if err := checkModelMemory(&cfg, data); err != nil {
+		return nil, err
+	}
 	if err := ValidateKnob("partners", cfg.Partners, len(data.Clients)); err != nil {
 		return nil, fmt.Errorf("-partners: %w", err)
 	}

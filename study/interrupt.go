@@ -8,11 +8,17 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Interrupts turns SIGINT and SIGTERM into a request to stop at the next
 // round boundary (a study then checkpoints the cell in flight); a second
-// signal cancels Context, which aborts the round in flight.
+// signal cancels Context, which aborts the round in flight. If the
+// process is still running five seconds after that (it was in work that
+// does not watch Context: loading, planning), or at a third signal, it
+// exits at once with status 128 + the signal's number; what it had
+// written stays whole (logs are whole lines, other files are replaced by
+// renaming).
 type Interrupts struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -36,14 +42,40 @@ func CatchInterrupts(w io.Writer) *Interrupts {
 		case <-it.quit:
 			return
 		}
+		var s os.Signal
 		select {
-		case s := <-it.sigs:
+		case s = <-it.sigs:
 			fmt.Fprintf(w, "\nfedaux: %v again: aborting\n", s)
 			it.cancel()
 		case <-it.quit:
+			return
 		}
+		select {
+		case s = <-it.sigs:
+			fmt.Fprintf(w, "\nfedaux: %v a third time: exiting\n", s)
+		case <-time.After(abortGrace):
+			fmt.Fprintf(w, "\nfedaux: still running %v after the abort: exiting\n", abortGrace)
+		case <-it.quit:
+			return
+		}
+		exit(128 + signalNumber(s))
 	}()
 	return it
+}
+
+// abortGrace is how long the process may run on after a second signal
+// before it exits.
+var abortGrace = 5 * time.Second
+
+// exit is os.Exit but in tests.
+var exit = os.Exit
+
+// signalNumber returns s's number (SIGINT 2, SIGTERM 15).
+func signalNumber(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return int(n)
+	}
+	return 2
 }
 
 // NewInterrupts returns Interrupts that no signal reaches: Stop and
