@@ -458,3 +458,58 @@ func TestPausedViewComputed(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptValuesAsTyped: the run takes the value typed, never another
+// one the console made of it. A value below float64's smallest is refused
+// (it read as 0); a value longer than 256 characters is read whole (it
+// was cut to 256); the screen shows a value as the run uses it (10.00001
+// showed as 10).
+func TestPromptValuesAsTyped(t *testing.T) {
+	for _, c := range []struct{ key, text, want string }{
+		{"a", "1e-400", `alpha refused: "1e-400" is below float64's smallest value and would be 0`},
+		{"s", "-0x1p-2000", `sigma refused: "-0x1p-2000" is below float64's smallest value`},
+	} {
+		m := newTestModel(t, true, 100, 30, small)
+		promptType(m, c.key, c.text)
+		if m.screen != prompting || !strings.Contains(flat(m.Render()), "✗ "+c.want) {
+			t.Errorf("%s %q: screen %v, refusal %q, want %q", c.key, c.text, m.screen, m.prompt.err, c.want)
+		}
+	}
+	m := newTestModel(t, true, 100, 30, small)
+	promptType(m, "a", "0.0e-999")
+	if m.screen != dashboard || m.Knobs().Alpha != 0 {
+		t.Errorf("a 0.0e-999 (a zero, typed as such): screen %v, alpha %v", m.screen, m.Knobs().Alpha)
+	}
+	long := "1" + strings.Repeat("0", 251) + "e-250" // 10, in 257 characters
+	promptType(m, "a", long)
+	if a := m.Knobs().Alpha; a != 10 {
+		t.Errorf("alpha typed as %d characters worth 10: %v", len(long), a)
+	}
+	promptType(m, "a", "10.00001")
+	if a := m.Knobs().Alpha; a != 10.00001 {
+		t.Fatalf("alpha %v, want 10.00001", a)
+	}
+	if !logged(m, "alpha 10 → 10.00001") || !strings.Contains(plain(m.Render()), "α 10.00001") {
+		t.Errorf("the change does not show the value typed:\nlog %v\n%s", m.events, plain(m.Render()))
+	}
+}
+
+// TestScenarioKeepsLiveSettings: applying the scenario panel keeps the
+// method's live settings as the panel says the run settings stay (FedProx's
+// mu went back to its default).
+func TestScenarioKeepsLiveSettings(t *testing.T) {
+	m := newTinyModel(t, 100, 30, func(o *Options) { o.Config.Algo = methods.FedProx })
+	press(m, "o", "0", ".", "5", "enter")
+	if got := m.Knobs().Value("mu"); got != 0.5 {
+		t.Fatalf("mu %v after o 0.5", got)
+	}
+	press(m, "S")
+	typeInto(t, m, "clients", "8")
+	press(m, "enter")
+	if m.screen != dashboard || m.k != 8 {
+		t.Fatalf("the scenario was not applied: screen %v, %d clients", m.screen, m.k)
+	}
+	if got := m.Engine().Knobs().Value("mu"); got != 0.5 {
+		t.Errorf("mu %v in the new engine, want 0.5 as set", got)
+	}
+}

@@ -110,8 +110,10 @@ func (h *headerModel) alphaView(short bool) string {
 	return st.Key.Render("α ") + st.Dim.Render("auto→") + st.Changed.Render(fmtKnob(h.alpha))
 }
 
-// fmtKnob formats a knob value compactly (up to 4 significant digits).
-func fmtKnob(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+// fmtKnob formats a knob value as the run uses it: the shortest text that
+// reads back as the same float64, so that two values the run tells apart
+// never look the same.
+func fmtKnob(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // expShortener drops the plus sign and leading zero of an exponent.
 var expShortener = strings.NewReplacer("e+0", "e", "e+", "e", "e-0", "e-")

@@ -45,7 +45,7 @@ type promptModel struct {
 func newPrompt(st *Styles) promptModel {
 	in := textinput.New()
 	in.SetStyles(st.Input)
-	in.CharLimit = 256
+	in.CharLimit = 0 // no limit: a value cut short is another value
 	return promptModel{styles: st, input: in}
 }
 
@@ -122,8 +122,25 @@ func (p *promptModel) Knob(k int) (name sim.Knob, v float64, err error) {
 		return name, 0, fmt.Errorf("%s refused: %q is beyond float64's range; %s wants %s", name, text, name, knobWant(name, k))
 	case err != nil:
 		return name, 0, fmt.Errorf("%s refused: %q is not a number; %s wants %s", name, text, name, knobWant(name, k))
+	case v == 0 && nonzeroMantissa(text):
+		return name, 0, fmt.Errorf("%s refused: %q is below float64's smallest value and would be 0; %s wants %s", name, text, name, knobWant(name, k))
 	}
 	return name, v, knobError(checkKnob(name, v, k))
+}
+
+// nonzeroMantissa reports whether the number text (which ParseFloat
+// took) has a digit other than 0 before its exponent, so that a value of
+// 0 is an underflow, not what was typed.
+func nonzeroMantissa(text string) bool {
+	text = strings.ToLower(strings.TrimLeft(text, "+-"))
+	exp := "e"
+	if strings.HasPrefix(text, "0x") {
+		text, exp = text[2:], "p"
+	}
+	if i := strings.Index(text, exp); i >= 0 {
+		text = text[:i]
+	}
+	return strings.Trim(text, "0._") != ""
 }
 
 // knobWant says which values knob name takes, for k clients.

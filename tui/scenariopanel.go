@@ -90,7 +90,7 @@ func (m *Model) applyScenario() tea.Cmd {
 	}
 	c := m.cfg
 	kn := m.Knobs()
-	c.Alpha, c.Sigma, c.Partners = kn.Alpha, kn.Sigma, kn.Partners
+	c.Alpha, c.Sigma, c.Partners, c.Options = kn.Alpha, kn.Sigma, kn.Partners, kn.Settings
 	why := "scenario " + p.Name + ": " + f.Summary()
 	if k := float64(p.Spec.Clients); c.Partners > k {
 		c.Partners = k
