@@ -133,7 +133,7 @@ func (f *scenarioForm) field(k string) *formField {
 	in := textinput.New()
 	in.SetStyles(f.styles.Input)
 	in.Prompt = ""
-	in.CharLimit = 0 // no limit: a value cut short is another value
+	in.CharLimit = 0            // no limit: a value cut short is another value
 	in.SetWidth(f.inputW() - 1) // and a column for the cursor
 	in.SetValue(v)
 	fd := &formField{key: k, doc: docs[k], orig: v, input: in}
