@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,29 @@ func TestNewHooksInClientOrder(t *testing.T) {
 	for i, c := range made {
 		if c != i {
 			t.Fatalf("hooks made for clients %v, want 0..%d in order", made, len(d.Clients)-1)
+		}
+	}
+}
+
+// TestNewRefusesClientWithoutRole: a client with no validation or no test
+// node is refused by name (its accuracy over no node counted as 0 in the
+// mean over clients).
+func TestNewRefusesClientWithoutRole(t *testing.T) {
+	for _, missing := range []graphio.Role{graphio.Val, graphio.Test} {
+		d := sim.SmallData(t, 1)
+		c := *d.Clients[3]
+		c.Roles = slices.Clone(c.Roles)
+		for i, r := range c.Roles {
+			if r == missing {
+				c.Roles[i] = graphio.Train
+			}
+		}
+		d.Clients[3] = &c
+		_, err := sim.New(sim.SmallConfig(methods.FedAux), d, nil)
+		name := map[graphio.Role]string{graphio.Val: "validation", graphio.Test: "test"}[missing]
+		want := fmt.Sprintf("client %d has no %s node", c.ID, name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one with %q", err, want)
 		}
 	}
 }

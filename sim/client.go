@@ -364,11 +364,19 @@ func (c *Client) load(v []float64) {
 }
 
 // SplitRoles returns the local indices of a client's training, validation
-// and test nodes; a client without a training node is an error.
+// and test nodes. A client without a node of each role is an error: it
+// could not train, or its accuracy would be taken over no node and count
+// as 0 in the mean over clients.
 func SplitRoles(c *graphio.Client) (train, val, test []int, err error) {
 	train, val, test = graphio.SplitRoles(c.Roles)
-	if len(train) == 0 {
-		return nil, nil, nil, fmt.Errorf("client %d has no training node", c.ID)
+	for _, r := range []struct {
+		nodes      []int
+		name, role string
+	}{{train, "training", "train"}, {val, "validation", "val"}, {test, "test", "test"}} {
+		if len(r.nodes) == 0 {
+			return nil, nil, nil, fmt.Errorf("client %d has no %s node (of its %d nodes %d train, %d val, %d test); raise split.%s, or make the clients fewer or larger",
+				c.ID, r.name, len(c.Roles), len(train), len(val), len(test), r.role)
+		}
 	}
 	return train, val, test, nil
 }

@@ -45,6 +45,7 @@ func TestDenseKernelRefusedWhenTooLarge(t *testing.T) {
 	x.Values = make([]float64, n)
 	g := &graphio.Graph{Adj: adj, Features: x, Labels: make([]int, n), NumClasses: 2}
 	roles := make([]graphio.Role, n)
+	roles[n-2], roles[n-1] = graphio.Val, graphio.Test
 	d := &sim.Data{Clients: []*graphio.Client{{ID: 0, Graph: g, Roles: roles}}, NumFeatures: 1, NumClasses: 2}
 	c := sim.SmallConfig("fedaux")
 	c.Kernel = "dense"
