@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	fedaux                      the console on the sbm-gauss preset
+//	fedaux [flags]              the console on the sbm-gauss preset (flags as tui's)
 //	fedaux COMMAND [flags]      'fedaux help' lists the commands
 //
 // The command is package cli; this package only calls cli.Main. The

@@ -66,7 +66,7 @@ func lookup(name string) *command {
 func usage() string {
 	var b strings.Builder
 	b.WriteString("fedaux: personalised subgraph federated learning, round by round.\n\n")
-	fmt.Fprintf(&b, "Usage:\n  fedaux                  the console on the %s preset\n  fedaux COMMAND [flags]\n\nCommands:\n", presets.Default)
+	fmt.Fprintf(&b, "Usage:\n  fedaux [flags]          the console on the %s preset (flags as tui's: -preset, -start, ...)\n  fedaux COMMAND [flags]\n\nCommands:\n", presets.Default)
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
 	}

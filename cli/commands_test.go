@@ -70,6 +70,7 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"help", "sweep"}, 0, "", "usage: fedaux sweep -preset"},
 		{[]string{"sweep", "-h"}, 0, "", "usage: fedaux sweep -preset"},
 		{[]string{"nope"}, 2, "", `unknown command "nope"`},
+		{[]string{"-start", "x"}, 1, "", `invalid value "x" for flag -start`}, // the console's flags
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
 	}

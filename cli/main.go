@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/fedaux/fedaux/presets"
 )
@@ -30,6 +31,8 @@ func Main(args []string) int {
 		err = helpCmd(args, os.Stdout, os.Stderr)
 	case c != nil:
 		err = c.run(args, os.Stdout, os.Stderr)
+	case strings.HasPrefix(cmd, "-"): // the console's flags: fedaux -start 0
+		err = tuiCmd(append([]string{cmd}, args...), os.Stderr)
 	default:
 		fmt.Fprintf(os.Stderr, "fedaux: unknown command %q\n\n%s", cmd, usage())
 		return 2

@@ -15,7 +15,7 @@ import (
 func serverCostCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("servercost", stderr)
 	dataDir := fs.String("data", "", "data directory (default $FEDAUX_DATA or ../shared/data)")
-	out := fs.String("out", filepath.Join("results", "server-cost"), "output directory")
+	out := fs.String("out", filepath.Join("runs", "server-cost"), "output `dir`ectory (the committed results are results/server-cost)")
 	rounds := fs.Int("rounds", 50, "rounds of the cora-10 engines before their uploads are taken")
 	reps := fs.Int("reps", 50, "timed repetitions")
 	warm := fs.Int("warm", 5, "warm-up repetitions")

@@ -104,6 +104,13 @@ var settings = []setting{
 	func() setting {
 		s := intSetting("layers", func(c *Config) *int { return &c.Layers })
 		s.get = func(c *Config) string { return strconv.Itoa(c.layers()) }
+		set := s.set
+		s.set = func(c *Config, v string) error { // 0, Config's "the default", is not a depth to ask for
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n == 0 {
+				return &SettingError{"layers", v, "1, 2 or 3"}
+			}
+			return set(c, v)
+		}
 		s.def = "2"
 		return s
 	}(),

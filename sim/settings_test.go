@@ -42,6 +42,9 @@ func TestSettingsGetSet(t *testing.T) {
 	if err := c.Set("layers", "3"); err != nil || c.Layers != 3 {
 		t.Errorf("Set layers 3: %v, layers %v", err, c.Layers)
 	}
+	if err := c.Set("layers", "0"); sim.SettingKey(err) != "layers" || c.Layers != 3 {
+		t.Errorf("Set layers 0: %v, layers %v; want refused, layers kept", err, c.Layers)
+	}
 	c.Layers = 4
 	if err := c.Validate(); sim.SettingKey(err) != "layers" {
 		t.Errorf("Validate layers 4 = %v", err)
