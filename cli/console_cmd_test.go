@@ -362,3 +362,49 @@ func TestReplayHeadlessSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayEditedLogs: a log whose last line was cut short replays
+// without it, with a note; a run line whose client count is not its
+// scenario's, and a knob change after the run's end, are refused (they
+// replayed "bit for bit").
+func TestReplayEditedLogs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.jsonl")
+	runOK(t, "-preset", "sbm", "-seed", "7", "-hidden", "16", "-rounds", "3", "-log", path, "-workers", "1")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var stdout, stderr bytes.Buffer
+	torn := write("torn.jsonl", string(b)+`{"type":"round","rou`)
+	if err := runCmd([]string{"-replay", torn, "-workers", "1"}, &stdout, &stderr); err != nil || !strings.Contains(stderr.String(), "the last line is cut short") {
+		t.Errorf("torn last line: %v\n%s", err, stderr.String())
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	for name, c := range map[string]struct{ log, want string }{
+		"clients": {strings.Replace(string(b), `"clients":`+fmt.Sprint(countClients(t, lines[0])), `"clients":9`, 1), "the run line says 9 clients"},
+		"late":    {string(b) + `{"type":"control","round":99,"name":"alpha","from":10,"to":5}` + "\n", "a change of alpha for round 99, but the run ends at round 3"},
+		"middle":  {lines[0] + `{"type":"round","rou` + "\n" + strings.Join(lines[1:], ""), "not a JSON object"},
+	} {
+		err := runCmd([]string{"-replay", write(name+".jsonl", c.log), "-workers", "1"}, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, c.want)
+		}
+	}
+}
+
+// countClients returns the clients field of a run line.
+func countClients(t *testing.T, line string) int {
+	var h struct{ Clients int }
+	if err := json.Unmarshal([]byte(line), &h); err != nil || h.Clients == 0 {
+		t.Fatalf("run line %.80q: %v", line, err)
+	}
+	return h.Clients
+}

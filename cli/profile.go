@@ -31,8 +31,11 @@ func (f *runFlags) profiles() (stop func(err *error), err error) {
 			return nil
 		}
 		pf, err := os.Create(path)
+		// The profilers write in the background and drop write errors:
+		// ew keeps the first.
+		ew := &errWriter{w: pf}
 		if err == nil && start != nil {
-			if err = start(pf); err != nil {
+			if err = start(ew); err != nil {
 				pf.Close()
 			}
 		}
@@ -40,7 +43,10 @@ func (f *runFlags) profiles() (stop func(err *error), err error) {
 			return fmt.Errorf("%s: %w", flag, err)
 		}
 		ends = append(ends, func() error {
-			err := end(pf)
+			err := end(ew)
+			if err == nil {
+				err = ew.err
+			}
 			if cerr := pf.Close(); err == nil {
 				err = cerr
 			}
@@ -68,4 +74,20 @@ func (f *runFlags) profiles() (stop func(err *error), err error) {
 		}
 	}
 	return stop, nil
+}
+
+// errWriter writes to w and keeps the first error, after which it writes
+// nothing.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

@@ -38,6 +38,16 @@ func TestRunProfiles(t *testing.T) {
 			t.Errorf("run %s in a missing directory ran before refusing:\n%s%s", flag, &stdout, &stderr)
 		}
 	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	for _, flag := range []string{"-cpuprofile", "-memprofile", "-trace"} { // writes that fail: no space
+		var stdout, stderr bytes.Buffer
+		err := runCmd([]string{"-preset", "sbm", "-rounds", "1", "-hidden", "16", flag, "/dev/full"}, &stdout, &stderr)
+		if err == nil || !strings.HasPrefix(err.Error(), flag+": ") || !strings.Contains(err.Error(), "no space") {
+			t.Errorf("run %s /dev/full: error %v, want one naming %s and the failed write", flag, err, flag)
+		}
+	}
 }
 
 // TestConsoleFlags checks that the console refuses the flags of headless

@@ -51,17 +51,29 @@ type loggedRound struct {
 }
 
 // readRunLog reads the runs of a JSON Lines run log; an unreadable line
-// is an error naming the file and the line.
-func readRunLog(path string) ([]*loggedRun, error) {
+// is an error naming the file and the line, but for a last line without
+// its newline, which a process stopped while writing it leaves (a full
+// disk, a kill): that one is left out and torn is its line number.
+func readRunLog(path string) (runs []*loggedRun, torn int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	var runs []*loggedRun
+	complete := true // the file ends with a newline
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil {
+			complete = last[0] == '\n'
+		}
+	}
+	var tornErr error // an unreadable line without a newline, if it is the last
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<30)
 	for n := 1; sc.Scan(); n++ {
+		if tornErr != nil {
+			return nil, 0, tornErr
+		}
 		b := sc.Bytes()
 		if len(strings.TrimSpace(string(b))) == 0 {
 			continue
@@ -70,17 +82,21 @@ func readRunLog(path string) ([]*loggedRun, error) {
 			Type string `json:"type"`
 		}
 		if err := json.Unmarshal(b, &kind); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON object: %v", path, n, err)
+			tornErr, torn = fmt.Errorf("%s:%d: not a JSON object: %v", path, n, err), n
+			if complete {
+				return nil, 0, tornErr
+			}
+			continue
 		}
 		bad := func(err error) error { return fmt.Errorf("%s:%d: %s line: %v", path, n, kind.Type, err) }
 		if kind.Type != "run" && len(runs) == 0 {
-			return nil, fmt.Errorf("%s:%d: a %q line before any run line", path, n, kind.Type)
+			return nil, 0, fmt.Errorf("%s:%d: a %q line before any run line", path, n, kind.Type)
 		}
 		switch kind.Type {
 		case "run":
 			r := &loggedRun{line: n}
 			if err := json.Unmarshal(b, &r.header); err != nil {
-				return nil, bad(err)
+				return nil, 0, bad(err)
 			}
 			runs = append(runs, r)
 		case "control":
@@ -90,7 +106,7 @@ func readRunLog(path string) ([]*loggedRun, error) {
 				From, To float64
 			}
 			if err := json.Unmarshal(b, &c); err != nil {
-				return nil, bad(err)
+				return nil, 0, bad(err)
 			}
 			r := runs[len(runs)-1]
 			r.controls = append(r.controls, sim.KnobChange{Round: c.Round, Name: c.Name, From: c.From, To: c.To})
@@ -101,40 +117,40 @@ func readRunLog(path string) ([]*loggedRun, error) {
 				To    string `json:"to"`
 			}
 			if err := json.Unmarshal(b, &c); err != nil {
-				return nil, bad(err)
+				return nil, 0, bad(err)
 			}
 			r := runs[len(runs)-1]
 			if want := len(r.rounds) + 1; c.Round != want {
-				return nil, fmt.Errorf("%s:%d: algorithm line for round %d after %d rounds, want round %d", path, n, c.Round, len(r.rounds), want)
+				return nil, 0, fmt.Errorf("%s:%d: algorithm line for round %d after %d rounds, want round %d", path, n, c.Round, len(r.rounds), want)
 			}
 			from, err := sim.ParseAlgorithm(c.From)
 			if err != nil {
-				return nil, bad(fmt.Errorf("from: %w", err))
+				return nil, 0, bad(fmt.Errorf("from: %w", err))
 			}
 			to, err := sim.ParseAlgorithm(c.To)
 			if err != nil {
-				return nil, bad(fmt.Errorf("to: %w", err))
+				return nil, 0, bad(fmt.Errorf("to: %w", err))
 			}
 			r.switches = append(r.switches, loggedSwitch{line: n, Round: c.Round, From: from, To: to})
 		case "round":
 			rd := loggedRound{line: n}
 			if err := json.Unmarshal(b, &rd); err != nil {
-				return nil, bad(err)
+				return nil, 0, bad(err)
 			}
 			r := runs[len(runs)-1]
 			if want := len(r.rounds) + 1; rd.Round != want {
-				return nil, fmt.Errorf("%s:%d: round %d, want round %d of the run that starts on line %d", path, n, rd.Round, want, r.line)
+				return nil, 0, fmt.Errorf("%s:%d: round %d, want round %d of the run that starts on line %d", path, n, rd.Round, want, r.line)
 			}
 			r.rounds = append(r.rounds, rd)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("%s: no run line: not a fedaux run log", path)
+		return nil, 0, fmt.Errorf("%s: no run line: not a fedaux run log", path)
 	}
-	return runs, nil
+	return runs, torn, nil
 }
 
 // replayFlags are the flags a replay takes beside -replay; every other
@@ -155,9 +171,12 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	if len(other) > 0 {
 		return fmt.Errorf("-replay: a replay takes its settings from the log; leave out %s (allowed: -workers, -log, -data, -json)", strings.Join(other, ", "))
 	}
-	runs, err := readRunLog(path)
+	runs, torn, err := readRunLog(path)
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
+	}
+	if torn > 0 {
+		fmt.Fprintf(stderr, "%s:%d: the last line is cut short (its process stopped while writing it); left out\n", path, torn)
 	}
 	if which == 0 {
 		which = len(runs)
@@ -184,6 +203,12 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	e, _, err := presets.NewEngine(p, f.env(), cfg, log)
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
+	}
+	if got, want := e.Header().Clients, r.header.Clients; got != want {
+		return fmt.Errorf("-replay: %s:%d: the run line says %d clients, but its scenario makes %d", path, r.line, want, got)
+	}
+	if v := r.header.Version; v != presets.Version {
+		fmt.Fprintf(stderr, "logged by fedaux %s, replayed by %s\n", v, presets.Version)
 	}
 	if d := r.header.ClientDropout; d > 0 {
 		if err := e.SetFaults(sim.Faults{Dropout: d}); err != nil {
@@ -224,6 +249,10 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	}
 	if err := apply(len(r.rounds) + 1); err != nil {
 		return err
+	}
+	if next < len(r.controls) {
+		c := r.controls[next]
+		return fmt.Errorf("-replay: %s: a change of %s for round %d, but the run ends at round %d", path, c.Name, c.Round, len(r.rounds))
 	}
 	s := e.Summary()
 	if log != nil {
