@@ -96,11 +96,22 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *render {
 		md := filepath.Join(opts.Out, table.MarkdownFile(*kind))
-		res, err := table.Load(opts)
-		if err == nil {
-			err = res.WriteFiles()
+		if fi, err := os.Stat(opts.Out); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-render: -out %s: no such directory", opts.Out)
 		}
+		res, err := table.Load(opts)
 		if err != nil {
+			return flagError(err)
+		}
+		for f, n := range res.Torn() {
+			if n > 0 {
+				fmt.Fprintf(stderr, "%s: %d line(s) did not parse (cut short by a crash?) and were skipped\n", filepath.Join(opts.Out, f), n)
+			}
+		}
+		if stored, runs := res.Stored(); stored == 0 && runs > 0 {
+			return fmt.Errorf("-render: %s holds none of the %d runs these flags ask for (are they the flags of its runs?); %s not written", opts.Out, runs, md)
+		}
+		if err := res.WriteFiles(); err != nil {
 			return flagError(err)
 		}
 		fmt.Fprintf(stdout, "%s: rendered from the results in %s\n", md, opts.Out)

@@ -3,6 +3,8 @@ package study
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/fedaux/fedaux/sim"
@@ -37,6 +39,9 @@ type Plan struct {
 	Skipped int   // of those, not run (no data)
 	ToRun   int   // of those, to run now
 	Store   string
+	// Torn counts the lines of the store's files that did not parse and
+	// were skipped (a line cut short by a crash), by file.
+	Torn map[string]int
 }
 
 // Nop is a Recorder that records nothing.
@@ -62,6 +67,7 @@ type Lines struct {
 func (l *Lines) Plan(p Plan) {
 	l.start = time.Now()
 	if p.Cells <= 1 {
+		l.torn(p.Torn)
 		return
 	}
 	shard := ""
@@ -77,6 +83,16 @@ func (l *Lines) Plan(p Plan) {
 		skipped = fmt.Sprintf(", %d skipped (no data)", p.Skipped)
 	}
 	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
+	l.torn(p.Torn)
+}
+
+// torn says which results files had lines that did not parse.
+func (l *Lines) torn(torn map[string]int) {
+	for _, f := range slices.Sorted(maps.Keys(torn)) {
+		if n := torn[f]; n > 0 {
+			fmt.Fprintf(l.W, "%s%s: %d line(s) did not parse (cut short by a crash?) and were skipped; their runs count as not run\n", l.Prefix, f, n)
+		}
+	}
 }
 
 func (l *Lines) Start(n, total int, c *Cell, from int) {

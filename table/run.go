@@ -214,6 +214,21 @@ func Load(opts Options) (*Result, error) {
 	return &Result{opts: opts, g: g, store: store}, nil
 }
 
+// Stored returns how many of the runs r's options ask for are stored, of
+// how many.
+func (r *Result) Stored() (stored, runs int) {
+	for _, c := range r.g.cells {
+		if _, ok := r.store.Get(c.Key()); ok {
+			stored++
+		}
+	}
+	return stored, len(r.g.cells)
+}
+
+// Torn returns the lines of the results files that did not parse and
+// were skipped, by file (see study.Store).
+func (r *Result) Torn() map[string]int { return r.store.Torn }
+
 // Render writes the Markdown table of r: the cells' mean ± std beside
 // the paper's values, the settings and what is still missing.
 func Render(w io.Writer, r *Result) error {
