@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
@@ -72,7 +74,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 				if err := study.SetExtra(rec, g); err != nil {
 					return err
 				}
-				printGroups(stdout, e.Round(), g)
+				printGroups(stdout, e.Round(), g, e.Data().Groups)
 				if f.matrix {
 					last := e.Reports()[e.Round()-1]
 					printMatrix(stdout, "APV similarity", last.Similarity)
@@ -273,10 +275,26 @@ func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error)
 	return sr, env, nil
 }
 
-func printGroups(w io.Writer, round int, rs []study.GroupScore) {
+// printGroups prints each matrix's scores against the true groups; a
+// score over no pair of clients (within, when every group has one client;
+// across, with one group), and the clustering's ARI then, is n/a.
+func printGroups(w io.Writer, round int, rs []study.GroupScore, groups []int) {
+	size := map[int]int{}
+	for _, g := range groups {
+		size[g]++
+	}
+	within := slices.ContainsFunc(slices.Collect(maps.Values(size)), func(n int) bool { return n > 1 })
+	across := len(size) > 1
+	na := func(ok bool, format string, v float64) string {
+		if !ok {
+			return "n/a"
+		}
+		return fmt.Sprintf(format, v)
+	}
 	for _, r := range rs {
-		fmt.Fprintf(w, "  round %d %-12s within-group %.6f  across %.6f  diff %.3g  off-diagonal range [%.6f, %.6f]  clustering ARI %.3f\n",
-			round, r.Source, r.Within, r.Across, r.Within-r.Across, r.Min, r.Max, r.ARI)
+		fmt.Fprintf(w, "  round %d %-12s within-group %s  across %s  diff %s  off-diagonal range [%.6f, %.6f]  clustering ARI %s\n",
+			round, r.Source, na(within, "%.6f", r.Within), na(across, "%.6f", r.Across), na(within && across, "%.3g", r.Within-r.Across),
+			r.Min, r.Max, na(within && across, "%.3f", r.ARI))
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/study"
 )
 
 // TestRunAlignmentFlag checks that run -alignment writes every client's
@@ -49,6 +51,28 @@ func TestRunAlignmentFlag(t *testing.T) {
 		}
 		if rounds != 2 {
 			t.Errorf("%d round lines, want 2", rounds)
+		}
+	}
+}
+
+// TestPrintGroupsNoPairs: a score over no pair of clients is n/a, not 0
+// (within, when every group has one client; across, with one group), and
+// so are the difference and the clustering's ARI then.
+func TestPrintGroupsNoPairs(t *testing.T) {
+	rs := []study.GroupScore{{Source: "apv", Within: 0.5, Across: 0.25, ARI: 1}}
+	for _, c := range []struct {
+		groups    []int
+		want, ari string
+	}{
+		{[]int{0, 0, 1, 1}, "within-group 0.500000  across 0.250000  diff 0.25", "ARI 1.000"},
+		{[]int{0, 1, 2, 3}, "within-group n/a  across 0.250000  diff n/a", "ARI n/a"},
+		{[]int{0, 0, 0, 0}, "within-group 0.500000  across n/a  diff n/a", "ARI n/a"},
+	} {
+		var b strings.Builder
+		printGroups(&b, 3, rs, c.groups)
+		out := b.String()
+		if !strings.Contains(out, c.want) || !strings.Contains(out, c.ari) {
+			t.Errorf("groups %v: %q, want %q", c.groups, out, c.want)
 		}
 	}
 }

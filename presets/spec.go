@@ -352,8 +352,8 @@ func (s *Spec) Validate() error {
 	if s.Graph == "" {
 		return s.errAt("graph", `missing: want "sbm" or the path of a .npz file or OGB directory`)
 	}
-	if s.Clients < 1 {
-		return s.errAt("clients", "%d, want >= 1", s.Clients)
+	if s.Clients < 2 {
+		return s.errAt("clients", "%d, want >= 2 (a federation)", s.Clients)
 	}
 	if s.IsSBM() {
 		if err := s.validateSBM(); err != nil {

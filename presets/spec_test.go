@@ -61,6 +61,7 @@ func TestSpecErrors(t *testing.T) {
 		{"run setting syntax", "[run]\nalgo = \"fedfoo\"\n", []string{"f.toml:2:", "run.algo", "fedfoo"}},
 		{"huge", "clients = 2\n[sbm]\nnodes = 2000000\ngroups = 1\nintra = [0.5]\n", []string{"sbm.intra", "edges"}},
 		{"features", "[sbm]\nfeatures = \"dense\"\n", []string{"f.toml:2:", "onehot or gaussian"}},
+		{"one client", "clients = 1\n", []string{"f.toml:1:", "clients", "want >= 2"}},
 		{"classes>nodes", head + "intra = [0.2, 0.4]\nclasses = 101\n", []string{"f.toml:7:", "sbm.classes", "2..nodes = 100"}},
 		{"feature values", head + "intra = [0.2, 0.4]\nfeatures = \"gaussian\"\nfeature_dim = 3000000\n", []string{"f.toml:8:", "sbm.feature_dim", "3e+08 values", "268435456"}},
 	}
