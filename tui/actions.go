@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -199,8 +201,12 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.prompt.Close()
 		m.screen = dashboard
 		return m.setKnob(name, v)
-	case m.prompt.kind == askSetting && key.Matches(msg, m.keys.Pane):
-		return m.openSettingPrompt(m.prompt.setting) // tab: the next live setting
+	case m.prompt.kind == askSetting && key.Matches(msg, m.keys.Pane): // tab: the next live setting
+		if text := strings.TrimSpace(m.prompt.input.Value()); text != "" {
+			m.prompt.err = fmt.Sprintf("enter applies %s to %s; clear the field to move on without it", text, m.prompt.setting)
+			return nil
+		}
+		return m.openSettingPrompt(m.prompt.setting)
 	}
 	var cmd tea.Cmd
 	m.prompt, cmd = m.prompt.Update(msg)
@@ -259,6 +265,9 @@ func (m *Model) presetKnobsNote(name string, c sim.Config) {
 // exportTo exports the session into dir: now when no round is in flight,
 // else once it is done (see flushExport).
 func (m *Model) exportTo(dir string) tea.Cmd {
+	if home, err := os.UserHomeDir(); err == nil && (dir == "~" || strings.HasPrefix(dir, "~/")) {
+		dir = filepath.Join(home, dir[1:]) // as a shell would: ~/x is the home's x, not ./~/x
+	}
 	if m.act == building {
 		m.prompt.err = "an engine is being built; export once it is ready"
 		return nil

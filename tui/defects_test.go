@@ -513,3 +513,22 @@ func TestScenarioKeepsLiveSettings(t *testing.T) {
 		t.Errorf("mu %v in the new engine, want 0.5 as set", got)
 	}
 }
+
+// TestSettingTabKeepsTyped: tab in the live-setting prompt with a value
+// typed does not move on (it threw the value away without a word); with
+// the field empty it moves to the next setting.
+func TestSettingTabKeepsTyped(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = methods.GCFL })
+	press(m, "o", "0", ".", "0", "7", "tab")
+	if m.screen != prompting || m.prompt.setting != "eps1" || m.prompt.input.Value() != "0.07" || !strings.Contains(m.prompt.err, "enter applies 0.07 to eps1") {
+		t.Fatalf("tab with 0.07 typed: screen %v, setting %s, field %q, err %q", m.screen, m.prompt.setting, m.prompt.input.Value(), m.prompt.err)
+	}
+	press(m, "backspace", "backspace", "backspace", "backspace", "tab")
+	if m.prompt.setting != "eps2" {
+		t.Errorf("tab with the field empty: setting %s, want eps2", m.prompt.setting)
+	}
+	press(m, "esc")
+	if k := m.Knobs(); k.Value("eps1") != 0.05 || len(m.Engine().KnobHistory()) != 0 {
+		t.Errorf("knobs changed: eps1 %v, history %v", k.Value("eps1"), m.Engine().KnobHistory())
+	}
+}

@@ -27,16 +27,16 @@ func defaultKeys() keyMap {
 	return keyMap{
 		Step:         b("n", "step a round", "n"),
 		Step10:       b("N", "step 10 rounds", "N"),
-		Run:          b("space", "run/pause", "space", "p"),
+		Run:          b("space/p", "run/pause", "space", "p"),
 		Reset:        b("r", "restart, next seed", "r"),
 		Restart:      b("R", "restart, same seed", "R"),
 		Preset:       b("P", "choose preset", "P"),
 		Scenario:     b("S", "edit scenario", "S"),
-		AlphaUp:      b("+", "alpha up", "+", "="),
-		AlphaDown:    b("-", "alpha down", "-", "_"),
+		AlphaUp:      b("+/=", "alpha up", "+", "="),
+		AlphaDown:    b("-/_", "alpha down", "-", "_"),
 		SetAlpha:     b("a", "type alpha", "a"),
-		SigmaUp:      b(">", "sigma up", ">", "."),
-		SigmaDown:    b("<", "sigma down", "<", ","),
+		SigmaUp:      b(">/.", "sigma up", ">", "."),
+		SigmaDown:    b("</,", "sigma down", "<", ","),
 		SetSigma:     b("s", "type sigma", "s"),
 		PartnersUp:   b("]", "auto α partners up", "]"),
 		PartnersDown: b("[", "partners down (0 off)", "["),
@@ -47,7 +47,7 @@ func defaultKeys() keyMap {
 		Matrix:       b("m", "next matrix", "m"),
 		Scale:        b("z", "raw/stretched scale", "z"),
 		Values:       b("v", "show values", "v"),
-		Cell:         b("←↑↓→", "move cell", "left", "up", "down", "right"),
+		Cell:         b("←↑↓→", "move cell (hjkl)", "left", "up", "down", "right", "h", "j", "k", "l"),
 		Pane:         b("tab", "heat map ⇄ chart", "tab"),
 		Client:       b("c", "one client (or click)", "c"),
 		Fork:         b("f", "fork here (A and B)", "f"),
@@ -55,7 +55,7 @@ func defaultKeys() keyMap {
 		Branch:       b("b", "act on the other branch", "b"),
 		Export:       b("e", "export run", "e"),
 		Help:         b("?", "help", "?"),
-		Quit:         b("q", "quit", "q", "ctrl+c"),
+		Quit:         b("q/^c", "quit", "q", "ctrl+c"),
 		Cancel:       b("esc", "close/cancel", "esc"),
 		Confirm:      b("enter", "apply", "enter"),
 		shortAlpha:   b("+/-", "α", "+", "-"),
@@ -69,12 +69,13 @@ func defaultKeys() keyMap {
 
 // ShortHelp is the one-line help under the dashboard.
 func (k keyMap) ShortHelp() []key.Binding {
-	step, run, scale, export := k.Step, k.Run, k.Scale, k.Export
+	step, run, scale, export, quit := k.Step, k.Run, k.Scale, k.Export, k.Quit
+	quit.SetHelp("q", "quit")
 	step.SetHelp("n", "step")
 	run.SetHelp("space", "run")
 	scale.SetHelp("z", "scale")
 	export.SetHelp("e", "export")
-	return []key.Binding{step, run, k.shortAlpha, k.shortSigma, scale, export, k.Help, k.Quit}
+	return []key.Binding{step, run, k.shortAlpha, k.shortSigma, scale, export, k.Help, quit}
 }
 
 // FullHelp is every key, in columns.

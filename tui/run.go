@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -29,11 +32,55 @@ func Run(opts Options, progOpts ...tea.ProgramOption) error {
 // every fork's branch B, each with the command that replays it.
 func (m *Model) farewell() string {
 	var b strings.Builder
+	if m.exportDir != "" {
+		fmt.Fprintf(&b, "fedaux: quit before the export to %s, which waited for the round in flight: nothing exported\n", m.exportDir)
+	}
 	if m.Steered() && m.LogPath() != "" {
-		fmt.Fprintf(&b, "fedaux: the session changed knobs; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", m.LogPath(), m.LogPath())
+		fmt.Fprintf(&b, "fedaux: the session changed knobs; its run log is %s\nreplay it headless with: fedaux run -replay %s%s\n", m.LogPath(), m.LogPath(), replayRun(m.LogPath()))
 	}
 	for _, f := range m.forkLogs {
 		fmt.Fprintf(&b, "fedaux: %s; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", f.what, f.path, f.path)
 	}
 	return b.String()
+}
+
+// replayRun returns the -replay-run flag that picks, in the run log at
+// path, the last run with a knob change and a round, when that is not
+// the log's last run (a restart or a new preset at the end starts a run
+// with no round, which replay refuses); "" otherwise.
+func replayRun(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var runs []struct{ rounds, controls int }
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<30)
+	for sc.Scan() {
+		var line struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) != nil {
+			continue
+		}
+		switch {
+		case line.Type == "run":
+			runs = append(runs, struct{ rounds, controls int }{})
+		case len(runs) == 0:
+		case line.Type == "round":
+			runs[len(runs)-1].rounds++
+		case line.Type == "control":
+			runs[len(runs)-1].controls++
+		}
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].rounds > 0 && runs[i].controls > 0 {
+			if i == len(runs)-1 {
+				return ""
+			}
+			return fmt.Sprintf(" -replay-run %d", i+1)
+		}
+	}
+	return ""
 }

@@ -80,7 +80,8 @@ func TestKeysHaveHelp(t *testing.T) {
 		full += block + "\n"
 	}
 	for _, want := range []string{"step a round", "alpha up", "type sigma", "type partners", "partners down",
-		"next matrix", "raw/stretched scale", "next sim source", "apv-mix on/off", "export", "quit"} {
+		"next matrix", "raw/stretched scale", "next sim source", "apv-mix on/off", "export", "quit",
+		"+/=", "-/_", ">/.", "</,", "space/p", "hjkl", "q/^c"} { // every key that acts is named
 		if !strings.Contains(full, want) {
 			t.Errorf("full help at 80 columns lacks %q:\n%s", want, full)
 		}

@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayRun: the farewell's replay command picks the last run with a
+// knob change and a round, naming it when it is not the log's last run
+// (a restart after the change starts a run with no round, which replay
+// refuses).
+func TestReplayRun(t *testing.T) {
+	const (
+		run     = `{"type":"run"}` + "\n"
+		round   = `{"type":"round"}` + "\n"
+		control = `{"type":"control"}` + "\n"
+	)
+	dir := t.TempDir()
+	for _, c := range []struct{ log, want string }{
+		{run + round + control + round, ""},
+		{run + round + control + round + run, " -replay-run 1"},
+		{run + round + run + control + round + run + round, " -replay-run 2"},
+		{run + control, ""},
+	} {
+		path := filepath.Join(dir, "log.jsonl")
+		if err := os.WriteFile(path, []byte(c.log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := replayRun(path); got != c.want {
+			t.Errorf("%q: %q, want %q", c.log, got, c.want)
+		}
+	}
+}
+
+// TestFarewellPendingExport: quitting with an export that waited for the
+// round in flight says it was not written (it was dropped silently).
+func TestFarewellPendingExport(t *testing.T) {
+	m := newTestModel(t, true, 100, 30, small)
+	m.exportDir = "/tmp/somewhere"
+	if bye := m.farewell(); !strings.Contains(bye, "quit before the export to /tmp/somewhere") {
+		t.Errorf("farewell %q", bye)
+	}
+}
+
+// TestExportTilde: an export to ~/DIR goes to the home's DIR, as in a
+// shell (it made ./~/DIR).
+func TestExportTilde(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	m := newTestModel(t, true, 100, 30, small)
+	press(m, "n", "e")
+	m.prompt.input.SetValue("~/exp")
+	press(m, "enter")
+	if _, err := os.Stat(filepath.Join(home, "exp", "log.jsonl")); err != nil {
+		t.Errorf("export to ~/exp: %v", err)
+	}
+}
