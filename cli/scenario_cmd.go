@@ -100,6 +100,9 @@ func checkScenario(w io.Writer, name string, sets []string, env presets.Env) err
 		return fmt.Errorf("%s: -set: %w", name, err)
 	}
 	sc, err := p.Build(env, 42)
+	if err == nil {
+		err = sc.Data.Validate() // what a run would refuse: a client without test nodes, ...
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

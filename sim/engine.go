@@ -141,13 +141,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if len(data.Clients) == 0 {
-		return nil, errors.New("sim: no clients")
-	}
-	if err := validateData(data); err != nil {
-		return nil, err
-	}
-	if err := validateMetric(data); err != nil {
+	if err := data.Validate(); err != nil {
 		return nil, err
 	}
 	if err := checkModelMemory(&cfg, data); err != nil {

@@ -289,6 +289,25 @@ func (c *Client) checkEpoch(round, epoch int, loss float64) error {
 // client non-empty, with one label and one role per node, labels in
 // [0, NumClasses), features of the declared width and finite, and a
 // well-formed adjacency.
+// Validate reports what New would refuse in d before it builds anything:
+// no client, a client whose graph, labels, features or split do not hold
+// together, one with no training, validation or test node (SplitRoles),
+// or a metric the clients' labels cannot give.
+func (d *Data) Validate() error {
+	if len(d.Clients) == 0 {
+		return errors.New("sim: no clients")
+	}
+	if err := validateData(d); err != nil {
+		return err
+	}
+	for _, c := range d.Clients {
+		if _, _, _, err := SplitRoles(c); err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+	}
+	return validateMetric(d)
+}
+
 func validateData(d *Data) error {
 	if d.NumFeatures < 1 || d.NumClasses < 1 {
 		return fmt.Errorf("sim: %d features and %d classes, want at least 1 of each", d.NumFeatures, d.NumClasses)
