@@ -59,6 +59,10 @@ func TestUsageListsEveryCommand(t *testing.T) {
 // with the process's standard output and error sent to files.
 func TestMainExitStatus(t *testing.T) {
 	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args           []string
 		code           int
@@ -73,6 +77,10 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"-start", "x"}, 1, "", `invalid value "x" for flag -start`}, // the console's flags
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
+		{[]string{"run", "-preset", "sbm", "-replay-run", "2"}, 1, "", "-replay-run: needs -replay LOG"},
+		{[]string{"run", "-preset", "sbm", "-export", filepath.Join(file, "x")}, 1, "", "-export: mkdir " + file + ": not a directory"}, // before any round
+		{[]string{"servercost", "-reps", "0"}, 1, "", "-reps: 0, want >= 1"},
+		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
 	}
 	for i, tt := range tests {
 		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))

@@ -31,9 +31,17 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	if *replay != "" {
 		return replayCmd(f, *replay, *replayRun, stdout, stderr)
 	}
+	if *replayRun != 0 {
+		return errors.New("-replay-run: needs -replay LOG")
+	}
 	sr, env, err := f.seedRun() // a new run, or one resumed from -resume
 	if err != nil {
 		return err
+	}
+	if f.exportDir != "auto" {
+		if err := writableDir(f.exportDir); err != nil {
+			return fmt.Errorf("-export: %w", err)
+		}
 	}
 	p, cfg := sr.Cell.Scenario, sr.Cell.Config
 	if err := f.setMemLimit(p); err != nil {
@@ -334,4 +342,22 @@ func presetsCmd(w io.Writer) error {
 		fmt.Fprintf(w, "%-14s %v\n", "(unreadable)", err)
 	}
 	return nil
+}
+
+// writableDir makes dir (when it is not "") and checks that a file can be
+// written in it, so that an output directory that cannot take the output
+// is an error before a run, not after it.
+func writableDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".fedaux-write-check-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

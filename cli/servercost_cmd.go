@@ -26,8 +26,16 @@ func serverCostCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("servercost: unexpected argument %q", fs.Arg(0))
 	}
-	if *rounds < 1 || *reps < 1 || *warm < 0 {
-		return fmt.Errorf("servercost: -rounds and -reps must be >= 1, -warm >= 0")
+	for _, c := range []struct {
+		flag     string
+		v, least int
+	}{{"-rounds", *rounds, 1}, {"-reps", *reps, 1}, {"-warm", *warm, 0}} {
+		if c.v < c.least {
+			return fmt.Errorf("%s: %d, want >= %d", c.flag, c.v, c.least)
+		}
+	}
+	if err := writableDir(*out); err != nil {
+		return fmt.Errorf("-out: %w", err)
 	}
 	// No signal is caught: a measurement has nothing to save, and an
 	// interrupt ends it at once.
