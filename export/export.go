@@ -1,10 +1,12 @@
 package export
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fedaux/fedaux/internal/atomicfile"
@@ -68,7 +70,41 @@ func DefaultDir(preset string, t time.Time) string {
 // Each heat map is written twice: on the matrix's raw scale (RawScale)
 // and, as name-stretched.png, on the stretched scale over its
 // off-diagonal range (StretchedScale). It returns the paths written.
-func Write(dir string, r *Run) ([]string, error) {
+// The heat maps of an earlier export into dir that this one does not
+// write (a view this run's last round lacks) are removed, so that dir
+// holds one run's export.
+func Write(dir string, r *Run) (written []string, err error) {
+	defer func() {
+		if err == nil {
+			err = removeStale(dir, written)
+		}
+	}()
+	return write(dir, r)
+}
+
+// removeStale removes the heat maps in dir that Write writes, by their
+// names, but that are not among written.
+func removeStale(dir string, written []string) error {
+	names := []string{SimilarityFile, SimilarityStretchedFile, WeightsFile, WeightsStretchedFile, GroundTruthFile, GroundTruthStretchedFile}
+	views, err := filepath.Glob(filepath.Join(dir, "view-*.png"))
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		views = append(views, filepath.Join(dir, n))
+	}
+	for _, p := range views {
+		if slices.Contains(written, p) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	return nil
+}
+
+func write(dir string, r *Run) ([]string, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("export: no directory")
 	}

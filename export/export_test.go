@@ -281,3 +281,30 @@ func TestHeatMapPNG(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOverEarlierExport: a second export into a directory leaves no
+// heat map of the first that it does not write itself (a run without the
+// first's views kept their pictures, as if its own), and keeps files that
+// are not an export's.
+func TestWriteOverEarlierExport(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write(dir, fakeRun(4, 3)); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Write(dir, &Run{Header: sim.RunHeader{Preset: "sbm"}}) // no round: no heat map
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{ConvergenceFile, LogFile, MetricsFile, "notes.txt"}; !reflect.DeepEqual(names, want) || len(files) != 3 {
+		t.Errorf("directory holds %v, want %v", names, want)
+	}
+}
