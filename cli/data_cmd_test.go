@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"archive/zip"
 	"bytes"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,5 +59,39 @@ func TestDataGetFromMirror(t *testing.T) {
 	}
 	if err := dataCmd([]string{"get", "-data", dir, "cora2"}, &out, &errs); err == nil || !strings.Contains(err.Error(), `unknown dataset "cora2"`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestDataCorruptConverted: fedaux data says a Planetoid set's converted
+// .npz, which the presets read, is corrupt when a member fails its CRC (it
+// said "verified" from the raw files, and runs failed).
+func TestDataCorruptConverted(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "labels.npy", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("0123456789abcdef"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	good := b.Bytes()
+	bad := bytes.Replace(slices.Clone(good), []byte("0123"), []byte("x123"), 1)
+	for _, c := range []struct {
+		data []byte
+		want string
+	}{{good, "converted  cora.npz (raw files absent)"}, {bad, "CORRUPT    cora.npz, which the presets read"}} {
+		if err := os.WriteFile(filepath.Join(dir, "cora.npz"), c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		if err := dataCmd([]string{"-data", dir}, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stdout.String(), c.want) {
+			t.Errorf("fedaux data lacks %q:\n%s", c.want, stdout.String())
+		}
 	}
 }
