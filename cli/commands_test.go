@@ -80,6 +80,8 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"run", "-preset", "sbm", "-replay-run", "2"}, 1, "", "-replay-run: needs -replay LOG"},
 		{[]string{"run", "-preset", "sbm", "-export", filepath.Join(file, "x")}, 1, "", "-export: mkdir " + file + ": not a directory"}, // before any round
 		{[]string{"servercost", "-reps", "0"}, 1, "", "-reps: 0, want >= 1"},
+		{[]string{"run", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
+		{[]string{"stats", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
 	}
 	for i, tt := range tests {
@@ -111,4 +113,22 @@ func withOutput(t *testing.T, stdout, stderr string, f func() int) int {
 	os.Stdout, os.Stderr = o, e
 	defer func() { os.Stdout, os.Stderr = saveOut, saveErr }()
 	return f()
+}
+
+// TestRunWarnsUnreadSetting: a setting given that the run's algorithm
+// does not read is said on stderr (it was silently without effect).
+func TestRunWarnsUnreadSetting(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := runCmd([]string{"-preset", "sbm", "-rounds", "1", "-hidden", "8", "-algo", "fedavg", "-mu", "5", "-alpha", "3"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fedavg does not read -mu", "fedavg does not read -alpha"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := runCmd([]string{"-preset", "sbm", "-rounds", "1", "-hidden", "8", "-algo", "fedprox", "-mu", "5"}, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "does not read") {
+		t.Errorf("fedprox -mu: %v\n%s", err, stderr.String())
+	}
 }

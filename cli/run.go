@@ -43,6 +43,11 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 			return fmt.Errorf("-export: %w", err)
 		}
 	}
+	f.fs.Visit(func(fl *flag.Flag) { // a setting given that the run does not read
+		if slices.Contains(sim.Settings(), fl.Name) && !sim.ReadBy(fl.Name, sr.Cell.Config.Algo) {
+			fmt.Fprintf(stderr, "fedaux: %s does not read -%s; it has no effect on this run\n", sr.Cell.Config.Algo, fl.Name)
+		}
+	})
 	p, cfg := sr.Cell.Scenario, sr.Cell.Config
 	if err := f.setMemLimit(p); err != nil {
 		return err
@@ -215,6 +220,9 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 	}
 	p, cfg, err := f.config()
 	if err != nil {
+		return nil, env, err
+	}
+	if err := p.CheckEnv(env); err != nil {
 		return nil, env, err
 	}
 	ck := f.checkpoint

@@ -74,6 +74,15 @@ func (p *Preset) ResolvePartition(env Env) string {
 	return m
 }
 
+// CheckEnv reports an env the preset cannot take: a -partition mode for
+// an SBM, whose clients are its blocks.
+func (p *Preset) CheckEnv(env Env) error {
+	if p.Spec == nil {
+		return nil
+	}
+	return p.Spec.checkEnv(env)
+}
+
 // Available reports whether every data file the preset needs is there.
 func (p *Preset) Available(env Env) bool { return len(p.Missing(env)) == 0 }
 

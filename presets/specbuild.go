@@ -291,8 +291,20 @@ func (p *Preset) MetricFor() sim.Metric {
 	return p.Spec.metric()
 }
 
+// checkEnv reports an env the scenario cannot take: a -partition mode
+// for an SBM, whose clients are its blocks.
+func (s *Spec) checkEnv(env Env) error {
+	if s.IsSBM() && env.Partition != "" {
+		return fmt.Errorf("-partition %s: scenario %s is an SBM, whose clients are its blocks", env.Partition, s.Name)
+	}
+	return nil
+}
+
 func (s *Spec) buildData(env Env, seed uint64) (*Scenario, error) {
 	if s.IsSBM() {
+		if err := s.checkEnv(env); err != nil {
+			return nil, err
+		}
 		return buildSBM(s.sbmConfig(seed), seed, s.Train, s.Test)
 	}
 	gp, err := s.graphPath(env)

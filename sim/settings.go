@@ -263,6 +263,19 @@ func Describe(key string) string {
 	return ""
 }
 
+// ReadBy reports whether algorithm a reads the setting key: every
+// algorithm reads the shared settings but alpha and partners, which the
+// methods listing them in Method.Uses read, and a method's own setting
+// is read by the methods that declare it. An unknown key is read by none.
+func ReadBy(key string, a Algorithm) bool {
+	for _, s := range allSettings() {
+		if s.key == key {
+			return s.algos == nil || slices.Contains(s.algos, a)
+		}
+	}
+	return false
+}
+
 func lookup(key string) *setting {
 	if s := sharedSetting(key); s != nil {
 		return s

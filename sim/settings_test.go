@@ -144,3 +144,21 @@ func TestEngineLayers(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBy: every algorithm reads the shared settings, FedAux and not
+// FedAvg reads alpha, FedProx and not FedAux reads mu, no one an unknown
+// key.
+func TestReadBy(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		algo sim.Algorithm
+		want bool
+	}{
+		{"rounds", methods.FedAvg, true}, {"alpha", methods.FedAux, true}, {"alpha", methods.FedAvg, false},
+		{"mu", methods.FedProx, true}, {"mu", methods.FedAux, false}, {"nope", methods.FedAux, false},
+	} {
+		if got := sim.ReadBy(c.key, c.algo); got != c.want {
+			t.Errorf("ReadBy(%s, %s) = %v, want %v", c.key, c.algo, got, c.want)
+		}
+	}
+}

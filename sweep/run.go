@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fedaux/fedaux/export"
@@ -75,6 +76,10 @@ func (o *Options) plan() (*plan, error) {
 			if l.Key == k.Key {
 				return nil, fmt.Errorf("sweep: %s is swept twice", k.Key)
 			}
+		}
+		reads := func(a sim.Algorithm) bool { return sim.ReadBy(k.Key, a) }
+		if k.Key != ClientDropout && !slices.ContainsFunc(o.Algos, reads) {
+			return nil, fmt.Errorf("sweep: grid %s: none of %v reads %s, so that its points would be one run", k.Key, o.Algos, k.Key)
 		}
 	}
 	pl := &plan{combos: Combos(o.Knobs), at: map[pos]*study.Cell{}}

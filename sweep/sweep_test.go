@@ -117,3 +117,17 @@ func TestRun(t *testing.T) {
 		t.Errorf("sigma 0 accepted: %v", err)
 	}
 }
+
+// TestRunGridReadByNone: a grid over a setting that none of the
+// algorithms reads is refused (its points were one run, reported as
+// several).
+func TestRunGridReadByNone(t *testing.T) {
+	mu, _ := ParseKnob("mu=0.1,1")
+	_, err := Run(context.Background(), Options{
+		Presets: []*presets.Preset{tiny.Preset("tiny-4", 4)}, Knobs: []Knob{mu},
+		Algos: []sim.Algorithm{methods.FedAux, methods.FedAvg}, Seeds: 1, Workers: 1, Out: t.TempDir(),
+	})
+	if err == nil || !strings.Contains(err.Error(), "none of [fedaux fedavg] reads mu") {
+		t.Errorf("grid mu over fedaux and fedavg: %v", err)
+	}
+}
