@@ -257,6 +257,16 @@ func (m *Model) presetKnobsNote(name string, c sim.Config) {
 			diff = append(diff, fmt.Sprintf("%s %s (was %s)", k.name, fmtKnob(k.now), fmtKnob(k.was)))
 		}
 	}
+	if m.cfg.Algo != c.Algo {
+		diff = append(diff, fmt.Sprintf("algorithm %s (was %s)", c.Algo, m.cfg.Algo))
+	}
+	for _, s := range sim.LiveSettings(m.cfg.Algo) { // the session's method settings
+		if was, now := cur.Settings.String(s.Key), c.Options.String(s.Key); was != now && sim.ReadBy(s.Key, c.Algo) {
+			diff = append(diff, fmt.Sprintf("%s %s (was %s)", s.Key, now, was))
+		} else if !sim.ReadBy(s.Key, c.Algo) && was != s.Default {
+			diff = append(diff, fmt.Sprintf("%s %s dropped (%s does not read it)", s.Key, was, c.Algo))
+		}
+	}
 	if len(diff) > 0 {
 		m.logf(false, "preset %s brings its own knobs: %s", name, strings.Join(diff, ", "))
 	}
@@ -291,8 +301,14 @@ func (m *Model) flushExport() tea.Cmd {
 		return nil
 	}
 	m.exportDir = ""
-	if err := m.engine.Complete(m.opts.Context, sim.WantAll); err != nil {
-		m.logf(true, "export: the last round's views: %v", err)
+	engines := []*sim.Engine{m.engine}
+	if m.other != nil { // the branch not shown is exported whole too
+		engines = append(engines, m.other.engine)
+	}
+	for _, e := range engines {
+		if err := e.Complete(m.opts.Context, sim.WantAll); err != nil {
+			m.logf(true, "export: the last round's views: %v", err)
+		}
 	}
 	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)
 	if m.other != nil {

@@ -532,3 +532,57 @@ func TestSettingTabKeepsTyped(t *testing.T) {
 		t.Errorf("knobs changed: eps1 %v, history %v", k.Value("eps1"), m.Engine().KnobHistory())
 	}
 }
+
+// TestPromptHintWhileRunning: a knob prompt opened while rounds run on
+// names no round number, which the next rounds would make wrong while it
+// stays open; paused, it names the round.
+func TestPromptHintWhileRunning(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n", "a")
+	if !strings.Contains(m.prompt.hint, "from round 2") {
+		t.Errorf("paused: hint %q", m.prompt.hint)
+	}
+	press(m, "esc")
+	m.running = true
+	press(m, "a")
+	if !strings.Contains(m.prompt.hint, "from the round after the one in flight") {
+		t.Errorf("running: hint %q", m.prompt.hint)
+	}
+	press(m, "esc")
+	m.running = false
+}
+
+// TestPresetNoteNamesAlgoAndSettings: choosing a preset that brings
+// another algorithm says so, and which method setting of the session it
+// drops (both went unsaid).
+func TestPresetNoteNamesAlgoAndSettings(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = methods.GCFL })
+	press(m, "o", "0", ".", "0", "7", "enter")
+	m.presetKnobsNote("other", sim.DefaultConfig())
+	for _, want := range []string{"algorithm fedaux (was gcfl)", "eps1 0.07 dropped (fedaux does not read it)"} {
+		if !logged(m, want) {
+			t.Errorf("the log lacks %q: %v", want, m.events)
+		}
+	}
+}
+
+// TestKnobAfterLastRound: a knob changed after the run's last round says
+// that no round uses it (it named a round the run does not have).
+func TestKnobAfterLastRound(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Rounds = 2 })
+	press(m, "n", "n", "+")
+	if !logged(m, "alpha 10 → 11 from round 3 (the run ends at round 2: no round uses it)") {
+		t.Errorf("log: %v", m.events)
+	}
+}
+
+// TestKnobAtEndOfRange: a key that cannot move a knob further says so
+// (alpha - at 0 did nothing and said nothing).
+func TestKnobAtEndOfRange(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	promptType(m, "a", "0")
+	press(m, "-")
+	if !logged(m, "alpha stays 0") || m.Knobs().Alpha != 0 {
+		t.Errorf("alpha %v, log %v", m.Knobs().Alpha, m.events)
+	}
+}

@@ -66,6 +66,14 @@ func TestForkCompare(t *testing.T) {
 			t.Errorf("export: %v", err)
 		}
 	}
+	// Both branches' heat maps, every view of each (B's lacked those not
+	// on screen).
+	for _, br := range []string{"A", "B"} {
+		maps, _ := filepath.Glob(filepath.Join(dir, "export", br, "view-*.png"))
+		if len(maps) != 2*len(sim.Sources()) {
+			t.Errorf("branch %s: %d view maps, want %d: %v", br, len(maps), 2*len(sim.Sources()), maps)
+		}
+	}
 	press(m, "r") // a restart ends the fork
 	if m.other != nil || m.branchName != "" {
 		t.Error("r kept the fork")

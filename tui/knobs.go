@@ -30,9 +30,19 @@ func (m *Model) openKnobPrompt(kind promptKind) tea.Cmd {
 		m.logf(true, "%s", why)
 		return nil
 	}
-	hint := fmt.Sprintf("%s now %s; %s; from round %d", name, fmtKnob(m.Knobs().Value(name)), knobWant(name, m.k), m.nextRound())
+	hint := fmt.Sprintf("%s now %s; %s; %s", name, fmtKnob(m.Knobs().Value(name)), knobWant(name, m.k), m.fromRound())
 	m.screen = prompting
 	return m.prompt.Open(kind, fmtKnob(m.Knobs().Value(name)), hint)
+}
+
+// fromRound says from which round a knob changed now applies: "from
+// round N", or while rounds run on (space, N) "from the round after the
+// one in flight", which the prompt's hint keeps true while it stays open.
+func (m *Model) fromRound() string {
+	if m.running || m.stepsLeft > 0 {
+		return "from the round after the one in flight"
+	}
+	return fmt.Sprintf("from round %d", m.nextRound())
 }
 
 // nextRound is the first round a knob changed now applies to.
@@ -55,7 +65,7 @@ func (m *Model) openSettingPrompt(after sim.Knob) tea.Cmd {
 	i := slices.IndexFunc(live, func(s sim.Setting) bool { return s.Key == string(after) }) + 1
 	s := live[i%len(live)]
 	name := sim.Knob(s.Key)
-	hint := fmt.Sprintf("%s now %s; %s; from round %d", name, fmtKnob(m.Knobs().Value(name)), strings.TrimPrefix(s.Doc, string(m.cfg.Algo)+": "), m.nextRound())
+	hint := fmt.Sprintf("%s now %s; %s; %s", name, fmtKnob(m.Knobs().Value(name)), strings.TrimPrefix(s.Doc, string(m.cfg.Algo)+": "), m.fromRound())
 	if len(live) > 1 {
 		hint += "; tab: " + live[(i+1)%len(live)].Key
 	}
@@ -93,7 +103,8 @@ func (m *Model) setKnob(name sim.Knob, v float64) tea.Cmd {
 		return nil
 	}
 	from := m.Knobs().Value(name)
-	if from == v {
+	if from == v { // the end of a key's range (alpha 0, partners K), or the value typed again
+		m.logf(false, "%s stays %s", name, fmtKnob(v))
 		return nil
 	}
 	if m.act == idle {
@@ -165,6 +176,8 @@ func (m *Model) applyKnob(name sim.Knob, v float64) {
 		note = fmt.Sprintf(": auto alpha off, alpha %s", fmtKnob(m.knobs.Alpha))
 	case name == "partners" && !slices.Contains(sim.AlgorithmSettings(m.cfg.Algo), "partners"):
 		note = fmt.Sprintf(" (%s does not set alpha per client)", m.cfg.Algo)
+	case round > m.cfg.Rounds:
+		note = fmt.Sprintf(" (the run ends at round %d: no round uses it)", m.cfg.Rounds)
 	}
 	text := fmt.Sprintf("%s %s → %s from round %d%s", name, fmtKnob(from), fmtKnob(v), round, note)
 	if from == v {
