@@ -77,6 +77,13 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"-start", "x"}, 1, "", `invalid value "x" for flag -start`}, // the console's flags
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
+		{[]string{"stats", "-preset", "sbm", "extra"}, 1, "", `stats: unexpected argument "extra"`},
+		{[]string{"version", "extra"}, 1, "", `version: unexpected argument "extra"`},
+		{[]string{"table", "-clients", "5,5"}, 1, "", "-clients: 5 twice"},
+		{[]string{"table", "-datasets", "cora,cora"}, 1, "", "-datasets: cora twice"},
+		{[]string{"sweep", "-preset", "sbm", "-algos", "fedaux,fedaux", "-grid", "alpha=1,2"}, 1, "", "-algos: fedaux twice"},
+		{[]string{"scenario", "keys", "extra"}, 1, "", `scenario keys: unexpected argument "extra"`},
+		{[]string{"run", "-preset", "sbm", "-set", "=5"}, 1, "", `"=5": want key=value`},
 		{[]string{"run", "-preset", "sbm", "-replay-run", "2"}, 1, "", "-replay-run: needs -replay LOG"},
 		{[]string{"run", "-preset", "sbm", "-export", filepath.Join(file, "x")}, 1, "", "-export: mkdir " + file + ": not a directory"}, // before any round
 		{[]string{"servercost", "-reps", "0"}, 1, "", "-reps: 0, want >= 1"},

@@ -25,6 +25,8 @@ func Main(args []string) int {
 	switch c := lookup(cmd); {
 	case cmd == "":
 		err = tuiCmd(nil, os.Stderr)
+	case (cmd == "version" || cmd == "-version" || cmd == "--version") && len(args) > 0:
+		err = fmt.Errorf("version: unexpected argument %q", args[0])
 	case cmd == "version" || cmd == "-version" || cmd == "--version":
 		fmt.Println("fedaux", presets.Version)
 	case cmd == "help" || cmd == "-h" || cmd == "-help" || cmd == "--help":

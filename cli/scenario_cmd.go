@@ -68,6 +68,9 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) error {
 		_, err = io.WriteString(stdout, p.Spec.Render())
 		return err
 	case "keys":
+		if len(names) > 0 {
+			return fmt.Errorf("scenario keys: unexpected argument %q", names[0])
+		}
 		return scenarioKeys(stdout)
 	case "check":
 		if len(names) == 0 {

@@ -27,6 +27,9 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("stats: unexpected argument %q", fs.Arg(0))
+	}
 	var p *presets.Preset
 	var err error
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -110,6 +111,9 @@ func parseAlgos(s string) ([]sim.Algorithm, error) {
 				return nil, fmt.Errorf("-algos: %s, want %s", se.Value, se.Want)
 			}
 			return nil, err
+		}
+		if slices.Contains(out, a) {
+			return nil, fmt.Errorf("-algos: %s twice", a)
 		}
 		out = append(out, a)
 	}

@@ -58,6 +58,11 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)
+		for i, d := range opts.Datasets {
+			if slices.Contains(opts.Datasets[:i], d) {
+				return fmt.Errorf("-datasets: %s twice", d)
+			}
+		}
 	}
 	if f.scenario != "" {
 		if *datasets != "" || *clients != "" {
@@ -172,6 +177,9 @@ func parseInts(s string) ([]int, error) {
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 1 {
 			return nil, fmt.Errorf("%q: want positive integers", f)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("%d twice", v)
 		}
 		out = append(out, v)
 	}

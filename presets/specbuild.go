@@ -132,8 +132,8 @@ func (p *Preset) With(sets []string) (*Preset, error) {
 	s := p.Spec.Clone()
 	for _, kv := range sets {
 		key, value, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("%q: want key=value", kv)
+		if !ok || strings.TrimSpace(key) == "" {
+			return nil, fmt.Errorf("%q: want key=value (keys: 'fedaux scenario keys')", kv)
 		}
 		if err := s.Set(strings.TrimSpace(key), strings.TrimSpace(value)); err != nil {
 			return nil, err
