@@ -113,6 +113,7 @@ func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 			continue
 		}
 		v := Variant{Partners: partners}
+		seen := map[string]bool{}
 		for _, kv := range strings.Split(spec, ",") {
 			kv = strings.TrimSpace(kv)
 			if kv == "" {
@@ -122,6 +123,13 @@ func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 			if !ok {
 				return nil, fmt.Errorf("similarity: variant %q: want key=value", kv)
 			}
+			if k == "apv-mix" {
+				k = "mix"
+			}
+			if seen[k] {
+				return nil, fmt.Errorf("similarity: variant %q: %s twice", spec, k)
+			}
+			seen[k] = true
 			switch k {
 			case "algo":
 				a, err := sim.ParseAlgorithm(val)
@@ -135,7 +143,7 @@ func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 					return nil, fmt.Errorf("similarity: variant %q: %w", spec, err)
 				}
 				v.Source = s
-			case "mix", "apv-mix":
+			case "mix":
 				v.Mix = val
 			case "alpha":
 				v.Alpha = val
@@ -157,7 +165,15 @@ func ParseVariants(s string, alpha, partners float64) ([]Variant, error) {
 		if v.Mix != "" && v.Mix != "on" && v.Mix != "off" {
 			return nil, fmt.Errorf("similarity: variant mix %q, want on or off", v.Mix)
 		}
+		for _, w := range vs {
+			if w == v {
+				return nil, fmt.Errorf("similarity: variant %q twice", v.Name())
+			}
+		}
 		vs = append(vs, v)
+	}
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("similarity: no variant in %q (want base, grid, or key=value,...;...)", s)
 	}
 	return vs, nil
 }

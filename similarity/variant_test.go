@@ -52,7 +52,8 @@ func TestParseVariants(t *testing.T) {
 	if err := vs[1].Apply(&c); err != nil || c.Score != gnn.MaxNorm {
 		t.Errorf("apply score=maxnorm: %v, score %v", err, c.Score)
 	}
-	for _, bad := range []string{"sim", "color=red", "mix=maybe", "partners=x", "score=max"} {
+	for _, bad := range []string{"sim", "color=red", "mix=maybe", "partners=x", "score=max",
+		";", " ; ", "sim=apv;sim=apv", "sim=apv,sim=pc1", "mix=on,apv-mix=off"} { // nothing, a variant twice, a key twice
 		if _, err := ParseVariants(bad, base.Alpha, 4); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
