@@ -74,7 +74,7 @@ func readPartition(a *npzArchive, base *Graph) ([]int, []int, []Role, error) {
 	k := 0
 	for i, c := range client {
 		if c < 0 || c >= len(nodes) {
-			return nil, nil, nil, fmt.Errorf("client[%d] = %d out of range [0,%d)", i, c, len(nodes))
+			return nil, nil, nil, fmt.Errorf("client[%d] = %d, want a client index from 0 to %d (the clients are numbered from 0, and there are at most as many as the %d nodes)", i, c, len(nodes)-1, len(nodes))
 		}
 		k = max(k, c+1)
 	}
