@@ -161,6 +161,9 @@ func (e *Engine) SaveCheckpoint(path string) error {
 // not over any other file (a scenario, a log, a device), which it would
 // otherwise replace whole.
 func CheckCheckpointPath(path string) error {
+	if err := atomicfile.Replaceable(path); err != nil {
+		return fmt.Errorf("sim: checkpoint: %w", err)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -169,16 +172,9 @@ func CheckCheckpointPath(path string) error {
 		return fmt.Errorf("sim: checkpoint %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("sim: checkpoint %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("sim: checkpoint %s: exists and is not a regular file; not replaced", path)
-	}
 	b := make([]byte, len(checkpointMagic))
 	n, _ := io.ReadFull(f, b)
-	if fi.Size() > 0 && string(b[:n]) != checkpointMagic {
+	if string(b[:n]) != checkpointMagic[:n] { // a prefix: a checkpoint cut short
 		return fmt.Errorf("sim: checkpoint %s: exists and is not a fedaux checkpoint; not replaced", path)
 	}
 	return nil

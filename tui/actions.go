@@ -261,10 +261,14 @@ func (m *Model) presetKnobsNote(name string, c sim.Config) {
 		diff = append(diff, fmt.Sprintf("algorithm %s (was %s)", c.Algo, m.cfg.Algo))
 	}
 	for _, s := range sim.LiveSettings(m.cfg.Algo) { // the session's method settings
-		if was, now := cur.Settings.String(s.Key), c.Options.String(s.Key); was != now && sim.ReadBy(s.Key, c.Algo) {
+		was, now := cur.Settings.String(s.Key), c.Options.String(s.Key)
+		switch {
+		case !sim.ReadBy(s.Key, c.Algo):
+			if was != s.Default {
+				diff = append(diff, fmt.Sprintf("%s %s dropped (%s does not read it)", s.Key, was, c.Algo))
+			}
+		case was != now:
 			diff = append(diff, fmt.Sprintf("%s %s (was %s)", s.Key, now, was))
-		} else if !sim.ReadBy(s.Key, c.Algo) && was != s.Default {
-			diff = append(diff, fmt.Sprintf("%s %s dropped (%s does not read it)", s.Key, was, c.Algo))
 		}
 	}
 	if len(diff) > 0 {

@@ -26,8 +26,8 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return &os.PathError{Op: "write", Path: path, Err: errNotRegular}
+	if err := Replaceable(path); err != nil {
+		return err
 	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
@@ -58,6 +58,15 @@ func Write(path string, write func(io.Writer) error) (err error) {
 }
 
 var errNotRegular = errors.New("not a regular file; not replaced")
+
+// Replaceable reports an error when something is at path that Write
+// would not replace: anything but a regular file (or a link to one).
+func Replaceable(path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return &os.PathError{Op: "write", Path: path, Err: errNotRegular}
+	}
+	return nil
+}
 
 // RemoveStale removes the temporary files that Write(path) left when a
 // process was killed mid-write. The caller must know that no Write of
