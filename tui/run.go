@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -19,6 +21,16 @@ func Run(opts Options, progOpts ...tea.ProgramOption) error {
 	}
 	defer m.Close()
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(m.drv.ctx)}, progOpts...)...)
+	// A terminal that closes (SIGHUP) quits as q does, so that the run
+	// log gets its summary line (the process ended without one).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		if _, ok := <-hup; ok {
+			p.Quit()
+		}
+	}()
+	defer func() { signal.Stop(hup); close(hup) }()
 	_, err = p.Run()
 	m.Close()
 	if w := opts.Stderr; w != nil {
