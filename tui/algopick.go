@@ -139,9 +139,16 @@ func (p *algoPicker) title() string {
 	return fmt.Sprintf("fork at round %d: the algorithm of branch B from round %d", p.round, p.round+1)
 }
 
-// algoPickerHelp is the footer's key help while the picker is open.
-var algoPickerHelp = []key.Binding{
-	key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓", "choose")),
-	key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fork")),
-	key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back, no fork")),
+// help is the footer's key help while the picker is open: enter forks,
+// or on a forked run switches the shown branch's algorithm.
+func (p *algoPicker) help() []key.Binding {
+	enter, esc := "fork", "back, no fork"
+	if p.switching {
+		enter, esc = "switch branch "+p.branch, "back, no switch"
+	}
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓", "choose")),
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", enter)),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", esc)),
+	}
 }

@@ -586,3 +586,15 @@ func TestKnobAtEndOfRange(t *testing.T) {
 		t.Errorf("alpha %v, log %v", m.Knobs().Alpha, m.events)
 	}
 }
+
+// TestHeaderSourceOnlyWhenRead: the header names the similarity source
+// only for the algorithms whose weights it sets (fedpub showed "apv"
+// while its functional view set the weights).
+func TestHeaderSourceOnlyWhenRead(t *testing.T) {
+	for algo, want := range map[sim.Algorithm]string{methods.FedAux: "sbm·fedaux·apv", methods.FedPub: "sbm·fedpub │"} {
+		m := newTestModel(t, true, 120, 40, small, func(c *sim.Config) { c.Algo = algo })
+		if scr := plain(m.Render()); !strings.Contains(scr, want) {
+			t.Errorf("%s: the header lacks %q:\n%s", algo, want, strings.SplitN(scr, "\n", 2)[0])
+		}
+	}
+}

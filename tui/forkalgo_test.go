@@ -275,6 +275,9 @@ func TestSwitchBranchAlgorithm(t *testing.T) {
 	if m.screen != choosing || !m.algos.switching || !strings.Contains(plain(m.Render()), "branch B at round 3: its algorithm from round 4") {
 		t.Fatalf("F on a forked run:\n%s", plain(m.Render()))
 	}
+	if foot := plain(m.footer()); !strings.Contains(foot, "enter switch branch B") || strings.Contains(foot, "enter fork") {
+		t.Errorf("F on a forked run: the footer says %q", foot)
+	}
 	for m.algos.Selected() != methods.FedAvgMask {
 		press(m, "down")
 	}

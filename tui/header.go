@@ -238,7 +238,7 @@ func (h *headerModel) line(level int) string {
 		sep, round = " ", "r"
 	}
 	name := st.Value.Render(h.preset) + st.Dim.Render("·") + st.Value.Render(h.algo)
-	if level < noSource {
+	if level < noSource && h.source != "" {
 		name += st.Dim.Render("·") + st.Value.Render(h.source)
 		if !h.apvMix {
 			name += st.Dim.Render("·") + st.Value.Render("apv-mix off")

@@ -381,6 +381,9 @@ func (m *Model) sync() {
 	h.preset, h.algo, h.round, h.rounds, h.seed = m.preset.Label(), string(m.cfg.Algo), len(m.reports), m.cfg.Rounds, m.cfg.Seed
 	h.branch = m.branchName
 	h.source, h.apvMix, h.nextSource, h.nextMix = string(m.cfg.Source), m.cfg.APVMix, "", ""
+	if !usesVariant(m.cfg.Algo) { // its weights come from elsewhere (FED-PUB's functional view, ...)
+		h.source, h.apvMix = "", true
+	}
 	if m.pending {
 		if m.nextSource != m.cfg.Source {
 			h.nextSource = string(m.nextSource)

@@ -234,7 +234,7 @@ func (m *Model) footer() string {
 		return m.help.ShortHelpView(m.scen.keys.ShortHelp())
 	}
 	if m.screen == choosing {
-		return m.help.ShortHelpView(algoPickerHelp)
+		return m.help.ShortHelpView(m.algos.help())
 	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
