@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -87,7 +86,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 				if err := study.SetExtra(rec, g); err != nil {
 					return err
 				}
-				printGroups(stdout, e.Round(), g, e.Data().Groups)
+				printGroups(stdout, e.Round(), g)
 				if f.matrix {
 					last := e.Reports()[e.Round()-1]
 					printMatrix(stdout, "APV similarity", last.Similarity)
@@ -294,13 +293,7 @@ func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error)
 // printGroups prints each matrix's scores against the true groups; a
 // score over no pair of clients (within, when every group has one client;
 // across, with one group), and the clustering's ARI then, is n/a.
-func printGroups(w io.Writer, round int, rs []study.GroupScore, groups []int) {
-	size := map[int]int{}
-	for _, g := range groups {
-		size[g]++
-	}
-	within := slices.ContainsFunc(slices.Collect(maps.Values(size)), func(n int) bool { return n > 1 })
-	across := len(size) > 1
+func printGroups(w io.Writer, round int, rs []study.GroupScore) {
 	na := func(ok bool, format string, v float64) string {
 		if !ok {
 			return "n/a"
@@ -308,6 +301,7 @@ func printGroups(w io.Writer, round int, rs []study.GroupScore, groups []int) {
 		return fmt.Sprintf(format, v)
 	}
 	for _, r := range rs {
+		within, across := r.WithinPairs > 0, r.AcrossPairs > 0
 		fmt.Fprintf(w, "  round %d %-12s within-group %s  across %s  diff %s  off-diagonal range [%.6f, %.6f]  clustering ARI %s\n",
 			round, r.Source, na(within, "%.6f", r.Within), na(across, "%.6f", r.Across), na(within && across, "%.3g", r.Within-r.Across),
 			r.Min, r.Max, na(within && across, "%.3f", r.ARI))

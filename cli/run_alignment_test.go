@@ -59,7 +59,6 @@ func TestRunAlignmentFlag(t *testing.T) {
 // (within, when every group has one client; across, with one group), and
 // so are the difference and the clustering's ARI then.
 func TestPrintGroupsNoPairs(t *testing.T) {
-	rs := []study.GroupScore{{Source: "apv", Within: 0.5, Across: 0.25, ARI: 1}}
 	for _, c := range []struct {
 		groups    []int
 		want, ari string
@@ -68,8 +67,11 @@ func TestPrintGroupsNoPairs(t *testing.T) {
 		{[]int{0, 1, 2, 3}, "within-group n/a  across 0.250000  diff n/a", "ARI n/a"},
 		{[]int{0, 0, 0, 0}, "within-group 0.500000  across n/a  diff n/a", "ARI n/a"},
 	} {
+		s := [][]float64{{1, 0.5, 0.25, 0.25}, {0.5, 1, 0.25, 0.25}, {0.25, 0.25, 1, 0.5}, {0.25, 0.25, 0.5, 1}}
+		g := study.ScoreGroups("apv", s, c.groups)
+		g.Within, g.Across, g.ARI = 0.5, 0.25, 1 // the line's format, whatever the groups
 		var b strings.Builder
-		printGroups(&b, 3, rs, c.groups)
+		printGroups(&b, 3, []study.GroupScore{g})
 		out := b.String()
 		if !strings.Contains(out, c.want) || !strings.Contains(out, c.ari) {
 			t.Errorf("groups %v: %q, want %q", c.groups, out, c.want)

@@ -19,12 +19,29 @@ type GroupScore struct {
 	ARI float64 `json:"ari"`
 	Min float64 `json:"min_offdiag"`
 	Max float64 `json:"max_offdiag"`
+	// WithinPairs and AcrossPairs count the ordered pairs of clients
+	// that Within and Across average: 0 when every group has one client,
+	// or there is one group, and then the mean (0) and the ARI mean
+	// nothing.
+	WithinPairs int `json:"within_pairs"`
+	AcrossPairs int `json:"across_pairs"`
 }
 
 // ScoreGroups scores matrix s, named source, against the true groups.
 func ScoreGroups(source string, s [][]float64, groups []int) GroupScore {
 	r := GroupScore{Source: source, Min: math.Inf(1), Max: math.Inf(-1)}
 	r.Within, r.Across = sim.GroupSeparation(s, groups)
+	for i := range groups {
+		for j := range groups {
+			switch {
+			case i == j:
+			case groups[i] == groups[j]:
+				r.WithinPairs++
+			default:
+				r.AcrossPairs++
+			}
+		}
+	}
 	k := 0
 	for _, g := range groups {
 		k = max(k, g+1)
