@@ -27,3 +27,17 @@ func TestMeanStd(t *testing.T) {
 		t.Errorf("MeanStd = %v, %v; want 82, %v (population std)", m, s, math.Sqrt(8.0/3))
 	}
 }
+
+// TestScoreGroupsPairs: the scores count the pairs they average, so that
+// a reader tells a mean over no pair (0) from a mean of 0.
+func TestScoreGroupsPairs(t *testing.T) {
+	s := [][]float64{{1, 0.5, 0.2}, {0.5, 1, 0.2}, {0.2, 0.2, 1}}
+	for _, c := range []struct {
+		groups         []int
+		within, across int
+	}{{[]int{0, 0, 1}, 2, 4}, {[]int{0, 1, 2}, 0, 6}, {[]int{0, 0, 0}, 6, 0}} {
+		if g := ScoreGroups("apv", s, c.groups); g.WithinPairs != c.within || g.AcrossPairs != c.across {
+			t.Errorf("groups %v: %d within and %d across pairs, want %d and %d", c.groups, g.WithinPairs, g.AcrossPairs, c.within, c.across)
+		}
+	}
+}

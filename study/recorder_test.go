@@ -18,17 +18,3 @@ func TestLinesPlanTorn(t *testing.T) {
 		}
 	}
 }
-
-// TestScoreGroupsPairs: the scores count the pairs they average, so that
-// a reader tells a mean over no pair (0) from a mean of 0.
-func TestScoreGroupsPairs(t *testing.T) {
-	s := [][]float64{{1, 0.5, 0.2}, {0.5, 1, 0.2}, {0.2, 0.2, 1}}
-	for _, c := range []struct {
-		groups         []int
-		within, across int
-	}{{[]int{0, 0, 1}, 2, 4}, {[]int{0, 1, 2}, 0, 6}, {[]int{0, 0, 0}, 6, 0}} {
-		if g := ScoreGroups("apv", s, c.groups); g.WithinPairs != c.within || g.AcrossPairs != c.across {
-			t.Errorf("groups %v: %d within and %d across pairs, want %d and %d", c.groups, g.WithinPairs, g.AcrossPairs, c.within, c.across)
-		}
-	}
-}
