@@ -78,6 +78,7 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
 		{[]string{"stats", "-preset", "sbm", "extra"}, 1, "", `stats: unexpected argument "extra"`},
+		{[]string{"stats", "-preset", "sbm", "-seed", "-1"}, 1, "", `invalid value "-1" for flag -seed: want a non-negative integer`},
 		{[]string{"version", "extra"}, 1, "", `version: unexpected argument "extra"`},
 		{[]string{"table", "-clients", "5,5"}, 1, "", "-clients: 5 twice"},
 		{[]string{"table", "-datasets", "cora,cora"}, 1, "", "-datasets: cora twice"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/fedaux/fedaux/presets"
@@ -292,4 +293,20 @@ func defaultOut(kind string, ps []*presets.Preset) string {
 		names = append(names, p.Name)
 	}
 	return filepath.Join("runs", kind+"-"+strings.Join(names, "+"))
+}
+
+// seedFlag is a -seed of a command without run's settings: a
+// non-negative integer, with run's words for anything else (flag's
+// Uint64 says "parse error").
+type seedFlag uint64
+
+func (s *seedFlag) String() string { return strconv.FormatUint(uint64(*s), 10) }
+
+func (s *seedFlag) Set(v string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return errors.New("want a non-negative integer")
+	}
+	*s = seedFlag(n)
+	return nil
 }

@@ -19,7 +19,8 @@ func serverCostCmd(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 50, "rounds of the cora-10 engines before their uploads are taken")
 	reps := fs.Int("reps", 50, "timed repetitions")
 	warm := fs.Int("warm", 5, "warm-up repetitions")
-	seed := fs.Uint64("seed", 42, "seed")
+	seed := seedFlag(42)
+	fs.Var(&seed, "seed", "seed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func serverCostCmd(args []string, stdout, stderr io.Writer) error {
 	// No signal is caught: a measurement has nothing to save, and an
 	// interrupt ends it at once.
 	res, err := servercost.Run(context.Background(), servercost.Options{
-		Env: presets.Env{DataDir: presets.DataDir(*dataDir)}, Rounds: *rounds, Reps: *reps, Warm: *warm, Seed: *seed,
+		Env: presets.Env{DataDir: presets.DataDir(*dataDir)}, Rounds: *rounds, Reps: *reps, Warm: *warm, Seed: uint64(seed),
 		Out: *out, Progress: stderr,
 	})
 	if err != nil {

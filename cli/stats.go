@@ -17,7 +17,8 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	name := fs.String("preset", "", "scenario `name`")
 	dataDir := fs.String("data", "", "data `dir`")
 	partition := fs.String("partition", "", "real data: ref, "+strings.Join(presets.Partitioners(), ", ")+" or label-skew=BETA")
-	seed := fs.Uint64("seed", 42, "seed (synthetic presets)")
+	seed := seedFlag(42)
+	fs.Var(&seed, "seed", "seed (synthetic presets)")
 	file := fs.String("scenario", "", "scenario `file` instead of -preset")
 	var sets []string
 	fs.Func("set", "change one key of the scenario, `key=value` (repeatable)", func(v string) error {
@@ -47,7 +48,7 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 	if p, err = p.With(sets); err != nil {
 		return fmt.Errorf("-set: %w", err)
 	}
-	sc, err := p.Build(presets.Env{DataDir: presets.DataDir(*dataDir), Partition: *partition}, *seed)
+	sc, err := p.Build(presets.Env{DataDir: presets.DataDir(*dataDir), Partition: *partition}, uint64(seed))
 	if err != nil {
 		return err
 	}
