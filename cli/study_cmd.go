@@ -78,6 +78,9 @@ func studyError(err error) error {
 // shardError names the flag of a bad shard.
 func shardError(err error) error {
 	var se *study.ShardError
+	if errors.As(err, &se) && se.Value == "" {
+		return fmt.Errorf("-shard-count: %s", se.Reason)
+	}
 	if errors.As(err, &se) {
 		return fmt.Errorf("-shard: %s: %s", se.Value, se.Reason)
 	}

@@ -75,6 +75,9 @@ func (e *ShardError) Error() string {
 // Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with N from count when
 // positive, else from FEDAUX_SHARD_COUNT).
 func ParseShard(v string, count int, getenv func(string) string) (Shard, error) {
+	if count != 0 && v != "auto" {
+		return Shard{}, &ShardError{v, fmt.Sprintf("a shard count (%d) is for -shard auto only", count)}
+	}
 	switch v {
 	case "":
 		return Shard{}, nil
