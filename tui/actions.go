@@ -179,11 +179,10 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.prompt.Close()
 		m.screen = dashboard
 		return nil
+	case m.prompt.kind == askExport && m.prompt.busy != "":
+		return nil // the export asked for is under way: the field is its directory, kept
 	case key.Matches(msg, m.keys.Confirm):
 		if m.prompt.kind == askExport {
-			if m.prompt.busy != "" {
-				return nil // the export asked for is under way
-			}
 			dir := m.prompt.input.Value()
 			if dir == "" {
 				m.prompt.err = "name a directory"

@@ -57,3 +57,21 @@ func TestExportTilde(t *testing.T) {
 		t.Errorf("export to ~/exp: %v", err)
 	}
 }
+
+// TestExportFieldKeptWhileBusy: while an export waits for the round in
+// flight, the field holds its directory: keys typed there are not taken
+// (they changed a field that no longer mattered).
+func TestExportFieldKeptWhileBusy(t *testing.T) {
+	m := newTestModel(t, true, 100, 30, small)
+	press(m, "e")
+	m.prompt.input.SetValue("/tmp/exp")
+	m.prompt.busy = "exporting to /tmp/exp once the round in flight is done…"
+	press(m, "x", "backspace", "enter")
+	if got := m.prompt.input.Value(); got != "/tmp/exp" || m.screen != prompting {
+		t.Errorf("field %q, screen %v; want /tmp/exp kept, the prompt open", got, m.screen)
+	}
+	press(m, "esc")
+	if m.screen != dashboard {
+		t.Errorf("esc: screen %v", m.screen)
+	}
+}
