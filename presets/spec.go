@@ -152,9 +152,13 @@ func stringField(key, doc string, p func(*Spec) *string) Field {
 		set: func(s *Spec, v string) error { *p(s) = v; return nil }}
 }
 
-// parseNumber parses a finite number.
+// parseNumber parses a finite number (sim.ParseFloat: one that rounds to
+// 0 is refused).
 func parseNumber(v string) (float64, error) {
-	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	x, err := sim.ParseFloat(v)
+	if errors.Is(err, sim.ErrUnderflow) {
+		return 0, fmt.Errorf("%q is %v", v, sim.ErrUnderflow)
+	}
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0, fmt.Errorf("%q is not a finite number", v)
 	}

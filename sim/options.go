@@ -153,9 +153,9 @@ func (s *Setting) parse(v string) (string, error) {
 		}
 		v = strconv.Itoa(n)
 	case Float:
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		f, err := ParseFloat(v)
 		if err != nil {
-			return "", &SettingError{s.Key, v, "a number"}
+			return "", &SettingError{s.Key, v, numberWant(err)}
 		}
 		v = fmtFloat(f)
 	case OnOff:

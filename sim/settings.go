@@ -85,9 +85,9 @@ func floatSetting(key string, p func(*Config) *float64) setting {
 	return setting{key: key, numeric: true,
 		get: func(c *Config) string { return fmtFloat(*p(c)) },
 		set: func(c *Config, s string) error {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			v, err := ParseFloat(s)
 			if err != nil {
-				return &SettingError{key, s, "a number"}
+				return &SettingError{key, s, numberWant(err)}
 			}
 			*p(c) = v
 			return nil

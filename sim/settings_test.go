@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -159,6 +160,28 @@ func TestReadBy(t *testing.T) {
 	} {
 		if got := sim.ReadBy(c.key, c.algo); got != c.want {
 			t.Errorf("ReadBy(%s, %s) = %v, want %v", c.key, c.algo, got, c.want)
+		}
+	}
+}
+
+// TestParseFloatUnderflow: a number that rounds to 0 without being 0 is
+// refused by every setting, which read it as 0; zeros and small normal
+// numbers are taken.
+func TestParseFloatUnderflow(t *testing.T) {
+	for _, s := range []string{"1e-400", " -2.5e-330 ", "0x1p-2000"} {
+		if _, err := sim.ParseFloat(s); !errors.Is(err, sim.ErrUnderflow) {
+			t.Errorf("ParseFloat(%q): %v, want ErrUnderflow", s, err)
+		}
+	}
+	for s, want := range map[string]float64{"0": 0, "0e-999": 0, "-0.000": 0, "1e-300": 1e-300, "5e-324": 5e-324} {
+		if v, err := sim.ParseFloat(s); err != nil || v != want {
+			t.Errorf("ParseFloat(%q) = %v, %v; want %v", s, v, err, want)
+		}
+	}
+	c := sim.DefaultConfig()
+	for _, key := range []string{"alpha", "mu"} {
+		if err := c.Set(key, "1e-400"); sim.SettingKey(err) != key {
+			t.Errorf("Set(%s, 1e-400): %v", key, err)
 		}
 	}
 }

@@ -116,31 +116,16 @@ func (p *promptModel) Knob(k int) (name sim.Knob, v float64, err error) {
 	if text == "" {
 		return name, 0, fmt.Errorf("type a value for %s (esc keeps %s)", name, p.current)
 	}
-	v, err = strconv.ParseFloat(text, 64)
+	v, err = sim.ParseFloat(text)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		return name, 0, fmt.Errorf("%s refused: %q is beyond float64's range; %s wants %s", name, text, name, knobWant(name, k))
+	case errors.Is(err, sim.ErrUnderflow):
+		return name, 0, fmt.Errorf("%s refused: %q is %v; %s wants %s", name, text, sim.ErrUnderflow, name, knobWant(name, k))
 	case err != nil:
 		return name, 0, fmt.Errorf("%s refused: %q is not a number; %s wants %s", name, text, name, knobWant(name, k))
-	case v == 0 && nonzeroMantissa(text):
-		return name, 0, fmt.Errorf("%s refused: %q is below float64's smallest value and would be 0; %s wants %s", name, text, name, knobWant(name, k))
 	}
 	return name, v, knobError(checkKnob(name, v, k))
-}
-
-// nonzeroMantissa reports whether the number text (which ParseFloat
-// took) has a digit other than 0 before its exponent, so that a value of
-// 0 is an underflow, not what was typed.
-func nonzeroMantissa(text string) bool {
-	text = strings.ToLower(strings.TrimLeft(text, "+-"))
-	exp := "e"
-	if strings.HasPrefix(text, "0x") {
-		text, exp = text[2:], "p"
-	}
-	if i := strings.Index(text, exp); i >= 0 {
-		text = text[:i]
-	}
-	return strings.Trim(text, "0._") != ""
 }
 
 // knobWant says which values knob name takes, for k clients.
