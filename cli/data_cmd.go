@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
 	"flag"
@@ -62,7 +61,7 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 		// The presets read a Planetoid set's converted name.npz when it is
 		// there, which has no pinned checksum: it must at least read whole.
 		if alt := filepath.Join(dir, d.Name+".npz"); strings.HasPrefix(d.Graph, "raw/planetoid/") && fileExists(alt) {
-			if err := checkZip(alt); err != nil {
+			if err := datasets.ReadZip(alt); err != nil {
 				state, where = "CORRUPT", d.Name+".npz, which the presets read"
 				bad = append(bad, fmt.Sprintf("%s: %v; remove it (fedaux data get %s makes it again)", d.Name+".npz", err, d.Name))
 			} else if st.State == datasets.Missing {
@@ -88,28 +87,6 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "presets ready: %s\n", strings.Join(ok, " "))
 	if len(missing) > 0 {
 		fmt.Fprintf(stdout, "presets missing data: %s\n", strings.Join(missing, " "))
-	}
-	return nil
-}
-
-// checkZip reads every member of the zip file at path through, which
-// checks each against its CRC-32.
-func checkZip(path string) error {
-	z, err := zip.OpenReader(path)
-	if err != nil {
-		return err
-	}
-	defer z.Close()
-	for _, f := range z.File {
-		r, err := f.Open()
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
-		}
-		_, err = io.Copy(io.Discard, r)
-		r.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
-		}
 	}
 	return nil
 }

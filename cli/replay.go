@@ -204,7 +204,7 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
 	}
-	if got, want := e.Header().Clients, r.header.Clients; got != want {
+	if got, want := len(e.Data().Clients), r.header.Clients; got != want {
 		return fmt.Errorf("-replay: %s:%d: the run line says %d clients, but its scenario makes %d", path, r.line, want, got)
 	}
 	if v := r.header.Version; v != presets.Version {

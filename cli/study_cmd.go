@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -115,10 +114,10 @@ func parseAlgos(s string) ([]sim.Algorithm, error) {
 			}
 			return nil, err
 		}
-		if slices.Contains(out, a) {
-			return nil, fmt.Errorf("-algos: %s twice", a)
-		}
 		out = append(out, a)
+	}
+	if a, ok := repeated(out); ok {
+		return nil, fmt.Errorf("-algos: %s twice", a)
 	}
 	return out, nil
 }

@@ -58,10 +58,8 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *datasets != "" {
 		opts.Datasets = splitList(*datasets)
-		for i, d := range opts.Datasets {
-			if slices.Contains(opts.Datasets[:i], d) {
-				return fmt.Errorf("-datasets: %s twice", d)
-			}
+		if d, ok := repeated(opts.Datasets); ok {
+			return fmt.Errorf("-datasets: %s twice", d)
 		}
 	}
 	if f.scenario != "" {
@@ -108,11 +106,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return flagError(err)
 		}
-		for f, n := range res.Torn() {
-			if n > 0 {
-				fmt.Fprintf(stderr, "%s: %d line(s) did not parse (cut short by a crash?) and were skipped\n", filepath.Join(opts.Out, f), n)
-			}
-		}
+		study.ReportTorn(stderr, "table: ", res.Torn())
 		if stored, runs := res.Stored(); stored == 0 && runs > 0 {
 			return fmt.Errorf("-render: %s holds none of the %d runs these flags ask for (are they the flags of its runs?); %s not written", opts.Out, runs, md)
 		}
@@ -178,10 +172,21 @@ func parseInts(s string) ([]int, error) {
 		if err != nil || v < 1 {
 			return nil, fmt.Errorf("%q: want positive integers", f)
 		}
-		if slices.Contains(out, v) {
-			return nil, fmt.Errorf("%d twice", v)
-		}
 		out = append(out, v)
 	}
+	if v, ok := repeated(out); ok {
+		return nil, fmt.Errorf("%d twice", v)
+	}
 	return out, nil
+}
+
+// repeated returns the first value of xs that an earlier one equals.
+func repeated[T comparable](xs []T) (T, bool) {
+	for i, x := range xs {
+		if slices.Contains(xs[:i], x) {
+			return x, true
+		}
+	}
+	var zero T
+	return zero, false
 }

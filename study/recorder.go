@@ -67,7 +67,7 @@ type Lines struct {
 func (l *Lines) Plan(p Plan) {
 	l.start = time.Now()
 	if p.Cells <= 1 {
-		l.torn(p.Torn)
+		ReportTorn(l.W, l.Prefix, p.Torn)
 		return
 	}
 	shard := ""
@@ -83,14 +83,16 @@ func (l *Lines) Plan(p Plan) {
 		skipped = fmt.Sprintf(", %d skipped (no data)", p.Skipped)
 	}
 	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
-	l.torn(p.Torn)
+	ReportTorn(l.W, l.Prefix, p.Torn)
 }
 
-// torn says which results files had lines that did not parse.
-func (l *Lines) torn(torn map[string]int) {
+// ReportTorn writes to w, each line after prefix, which results files had
+// lines that did not parse (Store.Torn, Plan.Torn), and nothing when none
+// had.
+func ReportTorn(w io.Writer, prefix string, torn map[string]int) {
 	for _, f := range slices.Sorted(maps.Keys(torn)) {
 		if n := torn[f]; n > 0 {
-			fmt.Fprintf(l.W, "%s%s: %d line(s) did not parse (cut short by a crash?) and were skipped; their runs count as not run\n", l.Prefix, f, n)
+			fmt.Fprintf(w, "%s%s: %d line(s) did not parse (cut short by a crash?) and were skipped; their runs count as not run\n", prefix, f, n)
 		}
 	}
 }
