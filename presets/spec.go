@@ -165,8 +165,9 @@ func parseNumber(v string) (float64, error) {
 	return x, nil
 }
 
-// fields is every key of a scenario, in the order a file lists them.
-var fields = []Field{
+// specFields is a scenario's own keys, in the order a file lists them;
+// fields adds the run settings.
+var specFields = []Field{
 	stringField("description", "what the scenario is, one line", func(s *Spec) *string { return &s.Description }),
 	stringField("graph", `"sbm" (generated from [sbm] for every run seed), or the path of a graph: a .npz file in the gnn-benchmark schema or an OGB raw-CSV directory; a relative path is looked up beside this file, then in the data directory`, func(s *Spec) *string { return &s.Graph }),
 	intField("clients", "number of clients K (for an SBM: its blocks, one client each)", func(s *Spec) *int { return &s.Clients }),
@@ -224,37 +225,51 @@ var fields = []Field{
 	floatField("split.test", "fraction of nodes for testing (the rest validates)", func(s *Spec) *float64 { return &s.Test }),
 }
 
-func init() {
-	for _, key := range sim.Settings() {
+// fields returns every key of a scenario in file order: its own, then
+// run.KEY for each setting registered with package sim. It is built on
+// each call, not once at init, so that a method registered after this
+// package's init (one whose import path sorts after it, or one registered
+// by package main) has its settings in scenario files as well.
+func fields() []Field {
+	keys := sim.Settings()
+	out := make([]Field, len(specFields), len(specFields)+len(keys))
+	copy(out, specFields)
+	for _, key := range keys {
 		if key == "seed" {
 			continue // a run's seed comes from -seed
 		}
-		doc := sim.Describe(key)
-		if key == "algo" {
-			doc = "algorithm: " + strings.Trim(fmt.Sprint(sim.Algorithms()), "[]")
-		}
-		fields = append(fields, Field{Key: "run." + key, Type: "setting", Doc: doc,
-			get: func(s *Spec) string { return s.Run[key] },
-			set: func(s *Spec, v string) error {
-				var c sim.Config
-				if err := c.Set(key, v); err != nil {
-					var se *sim.SettingError
-					if errors.As(err, &se) {
-						return fmt.Errorf("%q: want %s", v, se.Want)
-					}
-					return err
-				}
-				if s.Run == nil {
-					s.Run = map[string]string{}
-				}
-				s.Run[key] = v
-				return nil
-			}})
+		out = append(out, runField(key))
 	}
+	return out
+}
+
+// runField is the scenario key run.KEY of setting key.
+func runField(key string) Field {
+	doc := sim.Describe(key)
+	if key == "algo" {
+		doc = "algorithm: " + strings.Trim(fmt.Sprint(sim.Algorithms()), "[]")
+	}
+	return Field{Key: "run." + key, Type: "setting", Doc: doc,
+		get: func(s *Spec) string { return s.Run[key] },
+		set: func(s *Spec, v string) error {
+			var c sim.Config
+			if err := c.Set(key, v); err != nil {
+				var se *sim.SettingError
+				if errors.As(err, &se) {
+					return fmt.Errorf("%q: want %s", v, se.Want)
+				}
+				return err
+			}
+			if s.Run == nil {
+				s.Run = map[string]string{}
+			}
+			s.Run[key] = v
+			return nil
+		}}
 }
 
 // Fields returns every key of a scenario, in file order.
-func Fields() []Field { return slices.Clone(fields) }
+func Fields() []Field { return fields() }
 
 // field finds a key: its full name ("sbm.intra"), or its name within its
 // table ("intra") when no other table has that name.
@@ -263,8 +278,9 @@ func field(key string) (*Field, error) {
 		return nil, fmt.Errorf("a run's seed is -seed; the partitioner's is partition.seed")
 	}
 	var found []*Field
-	for i := range fields {
-		f := &fields[i]
+	all := fields()
+	for i := range all {
+		f := &all[i]
 		if f.Key == key {
 			return f, nil
 		}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestEveryPresetIsAFile checks that every preset comes from an embedded
@@ -213,4 +215,35 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("rendering of %q does not read back the same", text)
 		}
 	})
+}
+
+// TestLateMethodSettings checks that a method registered after this
+// package's init (one whose import path sorts after presets, or one that
+// package main registers) has its settings as scenario keys: they were
+// once collected at init, so such a method's key was "unknown".
+func TestLateMethodSettings(t *testing.T) {
+	sim.Register(sim.Method{
+		Name: "latemethod", Describe: "a method registered after presets' init (tests)",
+		Settings: []sim.Setting{{Key: "latemethod_k", Type: sim.Int, Default: "1", Doc: "latemethod: a count"}},
+		New:      func(*sim.Config) (sim.Strategy, error) { return nil, errors.New("not run") },
+	})
+	s, err := ParseSpec("late", "late.toml", []byte("graph = \"sbm\"\nclients = 5\n[run]\nalgo = \"latemethod\"\nlatemethod_k = 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Run["latemethod_k"]; got != "3" {
+		t.Errorf("run.latemethod_k = %q, want 3", got)
+	}
+	var doc string
+	for _, f := range Fields() {
+		if f.Key == "run.latemethod_k" {
+			doc = f.Doc
+		}
+		if f.Key == "run.algo" && !strings.Contains(f.Doc, "latemethod") {
+			t.Errorf("run.algo's doc %q does not list latemethod", f.Doc)
+		}
+	}
+	if doc != "latemethod: a count" {
+		t.Errorf("run.latemethod_k's doc %q, want the setting's", doc)
+	}
 }

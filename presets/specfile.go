@@ -153,9 +153,10 @@ func (s *Spec) setNode(p *unstable.Parser, key string, line int, v *unstable.Nod
 }
 
 func exactField(key string) *Field {
-	for i := range fields {
-		if fields[i].Key == key {
-			return &fields[i]
+	all := fields()
+	for i := range all {
+		if all[i].Key == key {
+			return &all[i]
 		}
 	}
 	return nil
@@ -230,8 +231,9 @@ func (s *Spec) Render() string {
 	fmt.Fprintf(&b, "# fedaux scenario %q. Run it with: fedaux run -scenario FILE\n", s.Name)
 	b.WriteString("# Keys left out take their defaults; 'fedaux scenario keys' lists them all.\n")
 	table := ""
-	for i := range fields {
-		f := &fields[i]
+	all := fields()
+	for i := range all {
+		f := &all[i]
 		sec := f.Section()
 		if !s.applies(f) {
 			continue
