@@ -312,10 +312,24 @@ type controlLine struct {
 // order, the server mixes the shared parameters for the next round, and the
 // report is appended to the run log. After an error the engine refuses to
 // go on, since clients may be half-way through the round.
-func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
+//
+// A panic in the round's code, the strategy's or a client's, ends the
+// round with a *PanicError (wrapped) instead of the program.
+func (e *Engine) Step(ctx context.Context) (rep *RoundReport, err error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.broken = panicked("the server", r)
+			rep, err = nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, e.broken)
+		}
+	}()
+	return e.step(ctx)
+}
+
+// step is Step's round.
+func (e *Engine) step(ctx context.Context) (*RoundReport, error) {
 	if err := e.keep(); err != nil {
 		return nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, err)
 	}
@@ -343,6 +357,10 @@ func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
 	var m Mixing
 	if len(ups) > 0 {
 		vs, m = serverStep(e.strategy.Mix, ups, e.knobs, round)
+		if err := m.check(len(ups)); err != nil {
+			e.broken = fmt.Errorf("strategy %s: %w", e.cfg.Algo, err)
+			return nil, fmt.Errorf("sim: round %d: %w", round, e.broken)
+		}
 	}
 	e.pending = spread(mix(ups, m.W, e.cfg.NumWorkers()), all)
 	rep := &RoundReport{
@@ -424,7 +442,10 @@ func (e *Engine) runClients(ctx context.Context, round int, ask *Message, absent
 			msg.Extra = extra[i]
 		}
 		start := time.Now()
-		ups[i], errs[i] = e.runRound(ctx, i, msg)
+		func() {
+			defer catch(fmt.Sprintf("client %d", e.data.Clients[i].ID), &errs[i])
+			ups[i], errs[i] = e.runRound(ctx, i, msg)
+		}()
 		e.took[i] = time.Since(start)
 		if e.OnProgress != nil {
 			mu.Lock()

@@ -1,0 +1,118 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/sim"
+)
+
+// badMix is a test method: FedAvg whose Mix spoils its matrix as mode
+// says, or whose clients panic.
+type badMix struct {
+	sim.Strategy // FedAvg's
+	mode         string
+}
+
+func (*badMix) Name() sim.Algorithm { return "badmix" }
+func (b *badMix) Mix(in *sim.RoundInput) sim.Mixing {
+	m := b.Strategy.Mix(in)
+	k := len(m.W)
+	switch b.mode {
+	case "double":
+		for _, row := range m.W {
+			for j := range row {
+				row[j] *= 2
+			}
+		}
+	case "negative":
+		m.W[0][0], m.W[0][1] = m.W[0][0]+1, m.W[0][1]-1
+	case "nan":
+		m.W[1][2] = math.NaN()
+	case "short":
+		m.W = m.W[:k-1]
+	case "longrow":
+		m.W[0] = append(m.W[0], 0)
+	case "similarity":
+		m.Similarity = [][]float64{{1}}
+	case "clusters":
+		m.Clusters = [][]int{{0, k}}
+	case "panic":
+		var v []int
+		_ = v[k] // index out of range
+	}
+	return m
+}
+func (b *badMix) ClientHook(int) sim.ClientHook {
+	if b.mode == "clientpanic" {
+		return panicHook{}
+	}
+	return nil
+}
+
+type panicHook struct{}
+
+func (panicHook) Start(*sim.Message, []*gnn.Param) error { panic("hook broke") }
+func (panicHook) Gradient([]*gnn.Param)                  {}
+func (panicHook) Finish(*sim.Update, []*gnn.Param) error { return nil }
+
+// TestMixingChecked runs strategies that return a broken Mixing or panic:
+// the engine stops the round with an error that names the strategy and
+// what is wrong, instead of mixing with it or crashing the program.
+func TestMixingChecked(t *testing.T) {
+	register(t, sim.Method{Name: "badmix", Describe: "FedAvg with a broken Mix (tests)",
+		Settings: []sim.Setting{{Key: "badmix_mode", Type: sim.Choice, Default: "none",
+			Choices: []string{"none", "double", "negative", "nan", "short", "longrow", "similarity", "clusters", "panic", "clientpanic"}}},
+		New: func(c *sim.Config) (sim.Strategy, error) {
+			avg, err := newOf(methods.FedAvg)(c)
+			return &badMix{Strategy: avg, mode: c.Options.String("badmix_mode")}, err
+		}})
+	d := sim.SmallData(t, 3)
+	for _, c := range []struct{ mode, want string }{
+		{"none", ""},
+		{"double", "strategy badmix: Mixing.W's row 0 sums to 2, want 1"},
+		{"negative", "strategy badmix: Mixing.W[0][1] = -"},
+		{"nan", "strategy badmix: Mixing.W[1][2] = NaN, want a finite weight >= 0"},
+		{"short", "strategy badmix: Mixing.W has 7 rows, want 8 (one per client present)"},
+		{"longrow", "strategy badmix: Mixing.W's row 0 has 9 entries, want 8"},
+		{"similarity", "strategy badmix: Mixing.Similarity has 1 rows, want 8"},
+		{"clusters", "strategy badmix: Mixing.Clusters[0] holds position 8, want one in [0, 8)"},
+		{"panic", "sim: round 1: the server: panic: runtime error: index out of range [8]"},
+		{"clientpanic", "sim: round 1: client "},
+	} {
+		cfg := sim.SmallConfig("badmix")
+		cfg.Rounds = 2
+		sim.SetOpts(t, &cfg, "badmix_mode", c.mode)
+		e, err := sim.New(cfg, d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Run(context.Background(), nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.mode, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want it to say %q", c.mode, err, c.want)
+		case c.want == "":
+			continue
+		}
+		if len(e.Reports()) != 0 {
+			t.Errorf("%s: %d rounds reported after a broken first round", c.mode, len(e.Reports()))
+		}
+		var pe *sim.PanicError
+		if strings.HasSuffix(c.mode, "panic") != errors.As(err, &pe) {
+			t.Errorf("%s: errors.As(*PanicError) = %v", c.mode, !strings.HasSuffix(c.mode, "panic"))
+		}
+		if c.mode == "clientpanic" && (pe == nil || pe.Value != "hook broke" || !strings.Contains(err.Error(), "panic: hook broke")) {
+			t.Errorf("clientpanic: %v", err)
+		}
+		if _, err := e.Step(context.Background()); err == nil || !strings.Contains(err.Error(), "engine stopped after an error") {
+			t.Errorf("%s: a step after the broken round: %v", c.mode, err)
+		}
+	}
+}
