@@ -228,8 +228,8 @@ func (e *Engine) state(withLog bool) (*Checkpoint, error) {
 			return nil, fmt.Errorf("strategy %s: %w", e.strategy.Name(), err)
 		}
 		ck.Strategy = b
-	} else if mayKeepState(e.strategy) {
-		return nil, fmt.Errorf("strategy %s may keep state across rounds but has no MarshalState/UnmarshalState", e.strategy.Name())
+	} else if why := keepsState(e.strategy); why != "" {
+		return nil, fmt.Errorf("strategy %s may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", e.strategy.Name(), why, stateHint)
 	}
 	if e.log != nil && withLog {
 		m, err := e.log.mark()

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"math"
 	"reflect"
+	"strings"
 )
 
 // State returns a copy of the client's state for a checkpoint.
@@ -26,8 +27,8 @@ func (c *Client) State() (ClientState, error) {
 			if s.Hook, err = st.MarshalState(); err != nil {
 				return s, fmt.Errorf("client %d: %w", c.ID, err)
 			}
-		} else if mayKeepState(c.hook) {
-			return s, fmt.Errorf("client %d: its ClientHook (%T) may keep state across rounds but has no MarshalState/UnmarshalState", c.ID, c.hook)
+		} else if why := keepsState(c.hook); why != "" {
+			return s, fmt.Errorf("client %d: its ClientHook (%T) may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", c.ID, c.hook, why, stateHint)
 		}
 	}
 	return s, nil
@@ -74,28 +75,42 @@ func (c *Client) sharedLen() int {
 	return n
 }
 
-// mayKeepState reports whether a strategy could carry state from one
-// round to the next: it is a pointer, or holds a reference (map, slice,
-// pointer, ...). Value strategies of plain fields (their settings) cannot.
-func mayKeepState(st any) bool {
-	var refs func(t reflect.Type) bool
-	refs = func(t reflect.Type) bool {
+// mayKeepState reports whether a strategy or hook could carry state from
+// one round to the next (see keepsState).
+func mayKeepState(st any) bool { return keepsState(st) != "" }
+
+// keepsState says why st could carry state from one round to the next,
+// or "" when it cannot: a pointer's methods may change its fields, and a
+// reference (map, slice, pointer, ...) among its fields is shared by its
+// copies. A value of plain fields (its settings) cannot.
+func keepsState(st any) string {
+	t := reflect.TypeOf(st)
+	if t.Kind() == reflect.Pointer {
+		return fmt.Sprintf("it is a pointer, %v, whose methods may change it", t)
+	}
+	var refs func(t reflect.Type, path string) string
+	refs = func(t reflect.Type, path string) string {
 		switch t.Kind() {
 		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
-			return true
+			return fmt.Sprintf("its field %s holds a reference (%v)", path, t.Kind())
 		case reflect.Array:
-			return refs(t.Elem())
+			return refs(t.Elem(), path+"[i]")
 		case reflect.Struct:
 			for i := range t.NumField() {
-				if refs(t.Field(i).Type) {
-					return true
+				f := t.Field(i)
+				if why := refs(f.Type, strings.TrimPrefix(path+"."+f.Name, ".")); why != "" {
+					return why
 				}
 			}
 		}
-		return false
+		return ""
 	}
-	return refs(reflect.TypeOf(st))
+	return refs(t, "")
 }
+
+// stateHint is what a strategy or hook that may keep state and cannot
+// save it should do.
+const stateHint = "implement MarshalState and UnmarshalState (sim.Stateful), or, if it keeps no state, make it a value of plain fields (T{...}, not &T{...})"
 
 // dataFingerprint returns the SHA-256 (hex) of everything a run reads of
 // data: sizes, every client's id, nodes, roles, labels, adjacency and

@@ -116,3 +116,45 @@ func TestMixingChecked(t *testing.T) {
 		}
 	}
 }
+
+// plainPtr and sliceVal are FedAvg with no state of their own, the first
+// returned as a pointer, the second holding a slice.
+type plainPtr struct {
+	sim.Strategy
+	k int
+}
+type sliceVal struct {
+	sent []float64
+	sim.Strategy
+}
+
+// TestKeepsStateSaysWhy checks that the refusal of a rollback or a
+// checkpoint of a strategy that may keep state says why it may (a
+// pointer, a field holding a reference) and what to do.
+func TestKeepsStateSaysWhy(t *testing.T) {
+	d := sim.SmallData(t, 3)
+	avg, _ := newOf(methods.FedAvg)(&sim.Config{})
+	for _, c := range []struct {
+		st   sim.Strategy
+		want string
+	}{
+		{&plainPtr{Strategy: avg}, "it is a pointer, *sim_test.plainPtr, whose methods may change it"},
+		{sliceVal{Strategy: avg}, "its field sent holds a reference (slice)"},
+	} {
+		register(t, sim.Method{Name: "stateless", Describe: "FedAvg (tests)",
+			New: func(*sim.Config) (sim.Strategy, error) { return c.st, nil }})
+		e, err := sim.New(sim.SmallConfig("stateless"), d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.SetRollback(true)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "not &T{...}") {
+			t.Errorf("%T: SetRollback: %v, want it to say %q and what to do", c.st, err, c.want)
+		}
+		err = e.SaveCheckpoint(t.TempDir() + "/ck")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%T: SaveCheckpoint: %v, want it to say %q", c.st, err, c.want)
+		}
+		sim.Unregister("stateless")
+	}
+}
