@@ -160,6 +160,9 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	e := &Engine{cfg: cfg, data: data, strategy: st, log: log, knobs: Knobs{Alpha: cfg.Alpha, Sigma: cfg.Sigma, Partners: cfg.Partners, Settings: cfg.Options}, tuned: cfg.Options, kernel: mcfg.Kernel, sigmaRead: mcfg.Kernel && !mcfg.Hard}
+	if err := e.checkUses(); err != nil {
+		return nil, err
+	}
 	if b, ok := st.(RunnerBuilder); ok { // clients of its own (FedSage+)
 		if e.runners, err = b.BuildRunners(&cfg, data); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)

@@ -158,3 +158,37 @@ func TestKeepsStateSaysWhy(t *testing.T) {
 		sim.Unregister("stateless")
 	}
 }
+
+// viewer is FedAvg whose Mix says it reads the views of uses.
+type viewer struct {
+	sim.Strategy
+	uses []sim.Source
+}
+
+func (v viewer) Uses() []sim.Source { return v.uses }
+
+// TestUsesCheckedAtNew checks that a strategy asking for a view its
+// clients cannot give is refused when the engine is built: Mix would
+// otherwise find no such view in RoundInput.Views, round after round.
+func TestUsesCheckedAtNew(t *testing.T) {
+	d := sim.SmallData(t, 3)
+	avg, _ := newOf(methods.FedAvg)(&sim.Config{})
+	for _, c := range []struct {
+		uses []sim.Source
+		want string
+	}{
+		{[]sim.Source{sim.SourceFunctional, sim.SourcePC1}, ""},
+		{[]sim.Source{sim.SourceUpdate}, `uses the view "update", which its clients cannot give (they give pc1, readout, functional); its clients give it with ClientSide{Update: true}`},
+		{[]sim.Source{sim.SourceMoments}, `"moments", which its clients cannot give`},
+		{[]sim.Source{sim.SourceAPV}, "only the APV head gives it"},
+		{[]sim.Source{"bogus"}, `uses the view "bogus"`},
+	} {
+		register(t, sim.Method{Name: "viewer", Describe: "FedAvg reading views (tests)",
+			New: func(*sim.Config) (sim.Strategy, error) { return viewer{Strategy: avg, uses: c.uses}, nil }})
+		_, err := sim.New(sim.SmallConfig("viewer"), d, nil)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("Uses %v: New: %v, want %q", c.uses, err, c.want)
+		}
+		sim.Unregister("viewer")
+	}
+}

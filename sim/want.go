@@ -69,6 +69,36 @@ func (e *Engine) sources() []Source {
 	return out
 }
 
+// checkUses refuses a strategy whose Uses names a view its clients
+// cannot give, which Mix would otherwise never receive (RoundInput.Views
+// without it).
+func (e *Engine) checkUses() error {
+	u, ok := e.strategy.(ViewUser)
+	if !ok {
+		return nil
+	}
+	can := e.sources()
+	if clientSide(e.strategy).GTA != nil {
+		can = append(can, SourceMoments)
+	}
+	for _, s := range u.Uses() {
+		if slices.Contains(can, s) {
+			continue
+		}
+		var need string
+		switch s {
+		case SourceUpdate:
+			need = "; its clients give it with ClientSide{Update: true} (ClientSider)"
+		case SourceMoments:
+			need = "; its clients give it with ClientSide{GTA: ...} (ClientSider)"
+		case SourceAPV, SourceAPVDelta:
+			need = "; only the APV head gives it (Model: cfg.Kernel)"
+		}
+		return fmt.Errorf("sim: strategy %s uses the view %q, which its clients cannot give (they give %s)%s", e.strategy.Name(), s, joinNames(can), need)
+	}
+	return nil
+}
+
 // request returns what the clients report in the next round beside their
 // parameters, as the fields of a message: the signatures the strategy
 // uses or a reader wants, and whether their mean embeddings (the ground
