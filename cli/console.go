@@ -23,7 +23,7 @@ func tuiCmd(args []string, stderr io.Writer) (err error) {
 	f := newRunFlags("tui", presets.Default, stderr)
 	scenarioDir := f.fs.String("scenarios", tui.DefaultScenarioDir, "`dir`ectory whose scenario files (*.toml) the console's preset list (P) shows beside the built-in presets")
 	start := f.fs.Int("start", 10, "run the first `n` rounds as the console opens, then pause (0: open paused at round 0)")
-	if err := f.fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {

@@ -20,7 +20,7 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	within := f.fs.Float64("within", 0.5, "converged round: the first within this many `points` of the mean curve's maximum")
 	render := f.fs.Bool("render", false, "only write convergence.md and the figures from the results in -out")
 	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
-	if err := f.fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {

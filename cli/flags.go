@@ -95,9 +95,10 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	fs.StringVar(&f.dataDir, "data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
 	fs.StringVar(&f.partition, "partition", "", "how to form clients on real data: ref (the reference METIS file, default when present), multilevel (our METIS-quality partitioner, default otherwise), louvain (communities merged or split to K as OpenFGL does), label-skew or label-skew=BETA (Dirichlet over labels, beta 0.5 by default), random")
 	d := sim.DefaultConfig()
+	own := methodSettings()
 	for _, key := range sim.Settings() {
-		if key == "partners" {
-			continue
+		if key == "partners" || own[key] != nil {
+			continue // the methods' own settings are defined by parse
 		}
 		def, _ := d.Get(key)
 		usage := sim.Describe(key)
@@ -141,6 +142,48 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		fs.StringVar(&f.exportDir, "export", "", "write the run log, a metrics CSV and PNG plots (convergence; heat maps of the weights, the ground truth and every similarity view) into `dir` (auto: ./runs/<preset>-<timestamp>); in the console, the export prompt's default")
 	}
 	return f
+}
+
+// methodSettings returns the registered methods' own settings (not the
+// shared ones), each with the methods that declare it.
+func methodSettings() map[string][]sim.Algorithm {
+	own := map[string][]sim.Algorithm{}
+	for _, m := range sim.Methods() {
+		for _, s := range m.Settings {
+			own[s.Key] = append(own[s.Key], m.Name)
+		}
+	}
+	return own
+}
+
+// parse defines a flag for each method's own setting, after every flag
+// of the command, then parses args. A method setting with the name of one
+// of the command's flags is refused, naming the method, instead of
+// panicking (flag redefined) whatever the command.
+func (f *runFlags) parse(args []string) error {
+	own := methodSettings()
+	d := sim.DefaultConfig()
+	for _, key := range sim.Settings() { // in order, for -h
+		if own[key] == nil {
+			continue
+		}
+		name := flagName(key)
+		if f.fs.Lookup(name) != nil {
+			return fmt.Errorf("%s: the setting %q of %s has the name of the flag -%s: the method must rename it", f.fs.Name(), key, joinAlgos(own[key]), name)
+		}
+		def, _ := d.Get(key)
+		f.fs.Var(settingFlag{f, key, def}, name, sim.Describe(key))
+	}
+	return f.fs.Parse(args)
+}
+
+// joinAlgos spells a list of methods "a, b".
+func joinAlgos(as []sim.Algorithm) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
 }
 
 // env returns where the preset reads its data.

@@ -22,7 +22,7 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	render := f.fs.Bool("render", false, "only write privacy.md from the results in -out")
 	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
 	f.fs.Lookup("seed").DefValue = "0" // the paper's seeds 0-4 (docs/method.md#membership-inference)
-	if err := f.fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {

@@ -21,7 +21,7 @@ func runCmd(args []string, stdout, stderr io.Writer) (err error) {
 	f := newRunFlags("run", "", stderr)
 	replay := f.fs.String("replay", "", "run again, headless, the run of a run `log` (a console session's, under runs/), knob change for knob change, and check that every round equals the log's, bit for bit")
 	replayRun := f.fs.Int("replay-run", 0, "with -replay: the `n`-th run of the log (a session that restarted has several; default the last)")
-	if err := f.fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {

@@ -18,7 +18,7 @@ func similarityCmd(args []string, stdout, stderr io.Writer) error {
 	atFlag := f.fs.String("at", "1,10,50,100", "comma-separated rounds to report (those beyond -rounds are dropped)")
 	out := f.fs.String("out", "", "output `dir` (default ./runs/similarity-<preset>)")
 	png := f.fs.Bool("png", true, "write heat maps (first seed) as PNG")
-	if err := f.fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {

@@ -40,7 +40,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	render := f.fs.Bool("render", false, "only write sweep.md and the figures from the results in -out")
 	reshard := f.fs.Bool("reshard", false, "re-plan -out for this -shard (or for a whole run without -shard) when its shards.json fixes others; only when none of its shards is running")
 	skipMissing := f.fs.Bool("skip-missing", false, "run the runs whose data files are present and skip the others, instead of failing before any runs")
-	if err := f.fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if f.fs.NArg() > 0 {

@@ -33,7 +33,7 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	render := fs.Bool("render", false, "only write the Markdown table from the results files in -out (every shard's), running nothing")
 	reshard := fs.Bool("reshard", false, "re-plan -out for this -shard (or for a whole run without -shard) when its shards.json fixes others; only when none of its shards is running")
 	skipMissing := fs.Bool("skip-missing", false, "run the runs whose data files are present and mark the others 'no data', instead of failing before any runs")
-	if err := fs.Parse(args); err != nil {
+	if err := f.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
