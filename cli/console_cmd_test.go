@@ -360,6 +360,24 @@ func TestReplayHeadlessSettings(t *testing.T) {
 		if !strings.Contains(out, "replayed 3 rounds and 0 knob changes") {
 			t.Errorf("%s: replay output:\n%s", name, out)
 		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := strings.SplitN(string(b), "\n", 2)[0]
+		// The run line has the run's method's own settings, not the
+		// other methods'; a setting this build does not know (a method
+		// of another build's, in a log written before) is passed over.
+		if has := strings.Contains(run, `"mu":`); has != (name == "mu") || strings.Contains(run, `"eps1":`) {
+			t.Errorf("%s: run line %s", name, run)
+		}
+		edited := strings.Replace(string(b), `"settings":{`, `"settings":{"othermethod_k":"3",`, 1)
+		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out := runOK(t, "-replay", path, "-workers", "1"); !strings.Contains(out, "replayed 3 rounds") {
+			t.Errorf("%s: replay with an unknown setting:\n%s", name, out)
+		}
 	}
 }
 

@@ -315,7 +315,11 @@ func replayConfig(r *loggedRun, path string) (*presets.Preset, sim.Config, error
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	known := sim.Settings()
 	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			continue // a method this build does not have, not the run's (else its algo is refused)
+		}
 		if err := cfg.Set(k, set[k]); err != nil {
 			return nil, sim.Config{}, fmt.Errorf("%s: %w", where, err)
 		}

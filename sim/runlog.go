@@ -152,10 +152,11 @@ type RunHeader struct {
 	Extra map[string]any `json:"extra,omitempty"`
 	// ClientDropout is the probability that a client misses a round (-dropout).
 	ClientDropout float64 `json:"client_dropout,omitempty"`
-	// Settings holds every setting of the run's Config, as Config.Get
-	// spells it (Settings lists the names): the precision and the
-	// methods' own settings, which the fields above do not hold, so that
-	// a run can be made again from its log alone.
+	// Settings holds the run's settings, as Config.Get spells them: the
+	// shared ones (Settings lists the names) and the run's method's own,
+	// not the other registered methods'. It holds the precision and the
+	// method's settings, which the fields above do not, so that a run can
+	// be made again from its log alone.
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
@@ -173,10 +174,16 @@ func (e *Engine) Header() RunHeader {
 	}
 }
 
-// settings returns every setting of c by its name, as Get spells it.
+// settings returns the settings of c by their names, as Get spells them:
+// the shared ones and the own settings of c's method, not those of the
+// other methods registered (a log written by a build with more methods
+// replays on one without them).
 func (c Config) settings() map[string]string {
 	out := map[string]string{}
 	for _, key := range Settings() {
+		if sharedSetting(key) == nil && !ReadBy(key, c.Algo) {
+			continue
+		}
 		if v, err := c.Get(key); err == nil {
 			out[key] = v
 		}
