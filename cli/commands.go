@@ -27,7 +27,7 @@ func init() {
 		{"tui", "[-preset NAME | -scenario FILE] [run flags]", "the console: step rounds, watch clients, tweak alpha, sigma and the method's live settings, fork and compare",
 			func(args []string, _, stderr io.Writer) error { return tuiCmd(args, stderr) }},
 		{"run", "-preset NAME | -scenario FILE [flags]", "a headless run: progress on stderr, summary on stdout (-seeds, -json, -log, -resume, -replay)", runCmd},
-		{"presets", "", "list the presets and the scenario files in ./scenarios, with what they need",
+		{"presets", "", "list the presets and the scenario files in ./scenarios, with what they need, and the methods",
 			func(args []string, stdout, stderr io.Writer) error {
 				fs := newFlagSet("presets", stderr)
 				if err := fs.Parse(args); err != nil {

@@ -77,6 +77,7 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"-start", "x"}, 1, "", `invalid value "x" for flag -start`}, // the console's flags
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
+		{[]string{"presets"}, 0, "methods (-algo NAME):\nfedaux         FedAux: masked GCN", ""},
 		{[]string{"stats", "-preset", "sbm", "extra"}, 1, "", `stats: unexpected argument "extra"`},
 		{[]string{"stats", "-preset", "sbm", "-seed", "-1"}, 1, "", `invalid value "-1" for flag -seed: want a non-negative integer`},
 		{[]string{"version", "extra"}, 1, "", `version: unexpected argument "extra"`},

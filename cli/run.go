@@ -343,6 +343,10 @@ func presetsCmd(w io.Writer) error {
 	for _, err := range errs {
 		fmt.Fprintf(w, "%-14s %v\n", "(unreadable)", err)
 	}
+	fmt.Fprintln(w, "\nmethods (-algo NAME):")
+	for _, m := range sim.Methods() {
+		fmt.Fprintf(w, "%-14s %s\n", m.Name, m.Describe)
+	}
 	return nil
 }
 

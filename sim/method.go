@@ -17,7 +17,8 @@ type Method struct {
 	// Name is the method's name as -algo and scenario files give it:
 	// lower-case letters, digits and '_', starting with a letter.
 	Name Algorithm
-	// Describe is a one-line description, for -h and 'fedaux presets'.
+	// Describe is a one-line description, for 'fedaux presets' and the
+	// console's method picker.
 	Describe string
 	// Display is the method's name in tables ("FedProx"); "" means Name.
 	Display string
