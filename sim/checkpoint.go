@@ -225,11 +225,11 @@ func (e *Engine) state(withLog bool) (*Checkpoint, error) {
 	if ss, ok := e.strategy.(Stateful); ok {
 		b, err := ss.MarshalState()
 		if err != nil {
-			return nil, fmt.Errorf("strategy %s: %w", e.strategy.Name(), err)
+			return nil, fmt.Errorf("strategy %s: %w", e.cfg.Algo, err)
 		}
 		ck.Strategy = b
 	} else if why := keepsState(e.strategy); why != "" {
-		return nil, fmt.Errorf("strategy %s may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", e.strategy.Name(), why, stateHint)
+		return nil, fmt.Errorf("strategy %s may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", e.cfg.Algo, why, stateHint)
 	}
 	if e.log != nil && withLog {
 		m, err := e.log.mark()
@@ -398,7 +398,7 @@ func (e *Engine) restore(ck *Checkpoint) error {
 	}
 	if ss, ok := e.strategy.(Stateful); ok && ck.Strategy != nil {
 		if err := ss.UnmarshalState(ck.Strategy); err != nil {
-			return fmt.Errorf("strategy %s: %w", e.strategy.Name(), err)
+			return fmt.Errorf("strategy %s: %w", e.cfg.Algo, err)
 		}
 	}
 	e.knobs, e.controls, e.reports, e.meta = knobs, ck.Controls, ck.Reports, ck.Meta

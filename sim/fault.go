@@ -72,7 +72,7 @@ func (e *Engine) SetFaults(f Faults) error {
 	}
 	absences := f.Dropout > 0 || (f.Hooks != nil && (f.Hooks.Absent != nil || f.Hooks.Fail != nil))
 	if pm, ok := e.strategy.(PartialMixer); absences && mayKeepState(e.strategy) && (!ok || !pm.MixesPartialRounds()) {
-		return fmt.Errorf("-dropout: strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.strategy.Name())
+		return fmt.Errorf("-dropout: strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.cfg.Algo)
 	}
 	e.faults = f
 	for _, r := range e.runners {

@@ -67,7 +67,8 @@ func (panicHook) Finish(*sim.Update, []*gnn.Param) error { return nil }
 func TestMixingChecked(t *testing.T) {
 	register(t, sim.Method{Name: "badmix", Describe: "FedAvg with a broken Mix (tests)",
 		Settings: []sim.Setting{{Key: "badmix_mode", Type: sim.Choice, Default: "none",
-			Choices: []string{"none", "double", "negative", "nan", "short", "longrow", "similarity", "clusters", "panic", "clientpanic"}}},
+			Choices: []string{"none", "double", "negative", "nan", "short", "longrow", "similarity", "clusters", "panic", "clientpanic"},
+			Doc:     "badmix: how Mix or the clients break"}},
 		New: func(c *sim.Config) (sim.Strategy, error) {
 			avg, err := newOf(methods.FedAvg)(c)
 			return &badMix{Strategy: avg, mode: c.Options.String("badmix_mode")}, err

@@ -179,7 +179,7 @@ func (e *Engine) tune() error {
 func (e *Engine) retune() error {
 	switch e.strategy.(type) {
 	case RunnerBuilder, ClientHooker:
-		return fmt.Errorf("%s builds code of its own inside the clients once per run: its settings cannot change during a run", e.strategy.Name())
+		return fmt.Errorf("%s builds code of its own inside the clients once per run: its settings cannot change during a run", e.cfg.Algo)
 	}
 	cfg := e.cfg
 	cfg.Options = e.knobs.Settings

@@ -49,12 +49,13 @@ func TestRegisterRefusesBadDescriptors(t *testing.T) {
 		{sim.Method{Name: "nonew", Describe: "x"}, "no New"},
 		{sim.Method{Name: methods.FedAvg, Describe: "x", New: ok}, "registered twice"},
 		{sim.Method{Name: "usesbad", Describe: "x", New: ok, Uses: []string{"sigma"}}, `Uses "sigma"`},
-		{sim.Method{Name: "shared", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "lr", Type: sim.Float, Default: "0.1"}}}, "is a shared setting"},
+		{sim.Method{Name: "shared", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "lr", Type: sim.Float, Default: "0.1", Doc: "x"}}}, "is a shared setting"},
 		{sim.Method{Name: "notype", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Default: "1"}}}, "no Type"},
-		{sim.Method{Name: "noncanon", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "0.50"}}}, "not canonical"},
-		{sim.Method{Name: "badchoice", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Choice, Default: "a"}}}, "without Choices"},
-		{sim.Method{Name: "badcheck", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "-1", Check: sim.NonNegative}}}, "Default -1, want"},
-		{sim.Method{Name: "othermu", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "eps1", Type: sim.Float, Default: "0.5"}}}, "declared differently by [gcfl]"},
+		{sim.Method{Name: "noncanon", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "0.50", Doc: "x"}}}, "not canonical"},
+		{sim.Method{Name: "badchoice", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Choice, Default: "a", Doc: "x"}}}, "without Choices"},
+		{sim.Method{Name: "nodoc", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "1"}}}, "setting k: no Doc"},
+		{sim.Method{Name: "badcheck", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "k", Type: sim.Float, Default: "-1", Check: sim.NonNegative, Doc: "x"}}}, "Default -1, want"},
+		{sim.Method{Name: "othermu", Describe: "x", New: ok, Settings: []sim.Setting{{Key: "eps1", Type: sim.Float, Default: "0.5", Doc: "x"}}}, "declared differently by [gcfl]"},
 	} {
 		if got := registerPanic(c.m); !strings.Contains(got, c.want) {
 			t.Errorf("%s: panic %q, want it to say %q", c.m.Name, got, c.want)
@@ -197,7 +198,7 @@ func (c *hookClient) UnmarshalState(b []byte) error {
 
 func registerHooked(t *testing.T) {
 	register(t, sim.Method{Name: "hooked", Describe: "a test method with client hooks",
-		Settings: []sim.Setting{{Key: "hook_shift", Type: sim.Float, Default: "0"}},
+		Settings: []sim.Setting{{Key: "hook_shift", Type: sim.Float, Default: "0", Doc: "hooked: the constant added to the gradients"}},
 		New: func(c *sim.Config) (sim.Strategy, error) {
 			avg, err := newOf(methods.FedAvg)(c)
 			return &hooked{Strategy: avg, shift: c.Options.Float("hook_shift"), sent: make([]float64, 8)}, err

@@ -119,6 +119,9 @@ func (s *Setting) check() error {
 	if s.Live && s.Type != Int && s.Type != Float {
 		return fmt.Errorf("setting %s: a live %s; only int and float settings can be live", s.Key, s.Type)
 	}
+	if s.Doc == "" {
+		return fmt.Errorf("setting %s: no Doc (-h, 'fedaux scenario keys' and the console show it)", s.Key)
+	}
 	if s.Type == Choice && len(s.Choices) == 0 {
 		return fmt.Errorf("setting %s: a Choice without Choices", s.Key)
 	}

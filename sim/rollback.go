@@ -27,7 +27,7 @@ func (e *Engine) SetRollback(on bool) error {
 		return nil
 	}
 	if _, ok := e.strategy.(Stateful); !ok && mayKeepState(e.strategy) {
-		return fmt.Errorf("sim: strategy %s may keep state it cannot save (%s): its rounds cannot be rolled back; %s", e.strategy.Name(), keepsState(e.strategy), stateHint)
+		return fmt.Errorf("sim: strategy %s may keep state it cannot save (%s): its rounds cannot be rolled back; %s", e.cfg.Algo, keepsState(e.strategy), stateHint)
 	}
 	for i, r := range e.runners {
 		if _, ok := r.(clientCheckpointer); !ok {

@@ -61,7 +61,7 @@ func (e *Engine) CanSwitch(a Algorithm) error {
 		return err
 	}
 	if _, ok := e.strategy.(RunnerBuilder); ok {
-		return fmt.Errorf("the run's algorithm, %s, runs clients of its own", e.strategy.Name())
+		return fmt.Errorf("the run's algorithm, %s, runs clients of its own", e.cfg.Algo)
 	}
 	if _, ok := st.(RunnerBuilder); ok {
 		return errors.New("runs clients of its own (another model and state)")

@@ -94,7 +94,7 @@ func (e *Engine) checkUses() error {
 		case SourceAPV, SourceAPVDelta:
 			need = "; only the APV head gives it (Model: cfg.Kernel)"
 		}
-		return fmt.Errorf("sim: strategy %s uses the view %q, which its clients cannot give (they give %s)%s", e.strategy.Name(), s, joinNames(can), need)
+		return fmt.Errorf("sim: strategy %s uses the view %q, which its clients cannot give (they give %s)%s", e.cfg.Algo, s, joinNames(can), need)
 	}
 	return nil
 }
