@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -177,6 +178,9 @@ func (m *Model) forkHere(algo sim.Algorithm) tea.Cmd {
 	}
 	if log != nil {
 		log.Close()
+		if fi, serr := os.Stat(log.Path()); serr == nil && fi.Size() == 0 {
+			os.Remove(log.Path()) // made for the fork that failed, nothing in it
+		}
 	}
 	m.logf(true, "fork: %v", err)
 	return nil

@@ -2,10 +2,15 @@ package tui
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -87,5 +92,61 @@ func TestForkCompare(t *testing.T) {
 	data, _ := os.ReadFile(fork[0])
 	if n := strings.Count(string(data), `"type":"round"`); n != 5 || !strings.Contains(string(data), `"type":"summary"`) {
 		t.Errorf("the fork's log has %d round lines (want 5: 2 shared, 3 its own) and summary %v", n, strings.Contains(string(data), "summary"))
+	}
+}
+
+// ptrFedAvg is FedAvg returned as a pointer without MarshalState: it may
+// keep state that a checkpoint cannot save, so a fork is refused.
+type ptrFedAvg struct{ sim.Strategy }
+
+func (*ptrFedAvg) Name() sim.Algorithm { return "tui_ptr_fedavg" }
+
+// TestFailedForkLeavesNoLog: a fork that fails (here, of a strategy
+// whose state a checkpoint cannot save) says why and leaves no empty run
+// log for branch B behind. The method it registers for that lives in a
+// child process, out of the way of the tests that list every method.
+func TestFailedForkLeavesNoLog(t *testing.T) {
+	if os.Getenv("FEDAUX_TEST_CHILD") != t.Name() {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "FEDAUX_TEST_CHILD="+t.Name())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
+	sim.Register(sim.Method{Name: "tui_ptr_fedavg", Describe: "FedAvg as a pointer without MarshalState (tests)",
+		New: func(c *sim.Config) (sim.Strategy, error) {
+			m, _ := sim.LookupMethod(methods.FedAvg)
+			st, err := m.New(c)
+			return &ptrFedAvg{st}, err
+		}})
+	dir := t.TempDir()
+	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers, cfg.Algo = 7, 2, "tui_ptr_fedavg"
+	small(&cfg)
+	m, err := New(Options{Preset: p, Config: cfg, NoColor: true, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(m, "n", "f")
+	if m.other != nil {
+		t.Fatal("forked a strategy whose state a checkpoint cannot save")
+	}
+	if last := m.events[len(m.events)-1].text; !strings.Contains(last, "fork: ") || !strings.Contains(last, "it is a pointer") {
+		t.Errorf("the refusal: %q", last)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) != 1 {
+		t.Errorf("files after a failed fork: %v, want the session's log only", files)
 	}
 }
