@@ -177,6 +177,11 @@ func writeManifest(dir string, m *Manifest, replace bool) error {
 		return fmt.Errorf("study: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	// 0644 as every other file of the directory (os.CreateTemp makes 0600).
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("study: %w", err)
+	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("study: %w", err)

@@ -205,3 +205,20 @@ func TestMissingData(t *testing.T) {
 		t.Errorf("shard 0/3 without the missing cell: %+v, %v; want 1 run", st, err)
 	}
 }
+
+// TestManifestMode: shards.json is readable by everyone, as every other
+// file of a study directory is (it was written 0600, the mode of
+// os.CreateTemp, so another user's render or shard could not read it).
+func TestManifestMode(t *testing.T) {
+	dir := t.TempDir()
+	if err := (&DirStudy{Dir: dir, Shard: Shard{Index: 0, Count: 2}}).Claim(cells(4)); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o644 {
+		t.Errorf("%s has mode %o, want 644", ManifestFile, got)
+	}
+}
