@@ -62,6 +62,17 @@ func TestClaim(t *testing.T) {
 			{shard: slurm(4, 1, 4, 1), cells: cs, want: Shard{Index: 2, Count: 3}}, // --array=4
 			{shard: slurm(3, 1, 3, 1), cells: cs, err: "first task 0, step 2"},
 		}, 3},
+		{"a Slurm array resubmitted with the same count but other task IDs", []step{
+			{shard: slurm(2, 3, 0, 2), cells: cs, want: Shard{Index: 1, Count: 3}}, // --array=0-4:2
+			// --array=0-2: three tasks again, but task 2 was shard 1 and
+			// task 1 was none; --array=4-6: task 4 was shard 2, 5 and 6 none.
+			{shard: slurm(0, 3, 0, 1), cells: cs, want: Shard{Index: 0, Count: 3}},
+			{shard: slurm(2, 3, 0, 1), cells: cs, want: Shard{Index: 1, Count: 3}},
+			{shard: slurm(1, 3, 0, 1), cells: cs, err: "Slurm task 1 was not a task of the array"},
+			{shard: slurm(4, 3, 4, 1), cells: cs, want: Shard{Index: 2, Count: 3}},
+			{shard: slurm(5, 3, 4, 1), cells: cs, err: "Slurm task 5 was not a task of the array"},
+			{shard: slurm(6, 3, 4, 1), cells: cs, err: "first task 0, step 2"},
+		}, 3},
 		{"a Kubernetes index with another count is refused", []step{
 			{shard: Shard{Index: 1, Count: 4, Task: &Task{Scheduler: "kubernetes", ID: 1, Step: 1}}, cells: cs, want: Shard{Index: 1, Count: 4}},
 			{shard: Shard{Index: 0, Count: 1, Task: &Task{Scheduler: "kubernetes", ID: 0, Step: 1}}, cells: cs, err: "running it whole"},
