@@ -160,7 +160,7 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 		r.Store = MemoryStore()
 	}
 	rec := r.recorder()
-	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path(), Torn: maps.Clone(r.Store.Torn)}}
+	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path(), SkippedLines: maps.Clone(r.Store.Skipped)}}
 	var todo []*Cell
 	planned := map[string]bool{} // cells with one key run once
 	missing := &MissingDataError{DataDir: r.Env.DataDir, Files: map[string][]string{}}

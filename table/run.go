@@ -225,9 +225,9 @@ func (r *Result) Stored() (stored, runs int) {
 	return stored, len(r.g.cells)
 }
 
-// Torn returns the lines of the results files that did not parse and
-// were skipped, by file (see study.Store).
-func (r *Result) Torn() map[string]int { return r.store.Torn }
+// Torn returns the lines of the results files that were skipped, by
+// file (see study.Store.Skipped).
+func (r *Result) Torn() map[string]study.SkippedLines { return r.store.Skipped }
 
 // Render writes the Markdown table of r: the cells' mean ± std beside
 // the paper's values, the settings and what is still missing.

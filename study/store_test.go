@@ -1,0 +1,60 @@
+package study
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStoreTakesCompleteRecordsOnly: a line holding only a key and a
+// scenario is no finished run (it was taken for one that scored 0), an
+// outside method's result is told from a line cut short, and a key
+// stored twice is said; the plan names each in its own words.
+func TestStoreTakesCompleteRecordsOnly(t *testing.T) {
+	dir := t.TempDir()
+	full := `{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"2"},"val":[1,2],"test":[3,4],"test_at_best_val":4}`
+	lines := []string{
+		full,
+		`{"key":"b","scenario":"s"}`, // no algorithm, no rounds
+		`{"key":"c","scenario":"s","algo":"fedavg","settings":{"rounds":"3"},"val":[1,2],"test":[3,4]}`, // 2 of 3 rounds
+		`{"key":"d","scenario":"s","algo":"fedavgm","settings":{"rounds":"2"},"val":[1,2],"test":[3,4]}`,
+		`{"key":"e","scenario":"s","algo":"fedavgm","settings":{"rounds":"2"},"val":[1,2],"test":[3,4]}`,
+		strings.Replace(full, `"test_at_best_val":4`, `"test_at_best_val":9`, 1), // key a again
+		`{"key":"f","scen`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(dir, ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := s.Records(); len(recs) != 1 || recs[0].Key != "a" || recs[0].TestAtBestVal != 4 {
+		t.Errorf("records %+v, want the first line's alone", recs)
+	}
+	for _, k := range []string{"b", "c"} {
+		if _, ok := s.Get(k); ok {
+			t.Errorf("the incomplete record %s is taken for a finished run", k)
+		}
+	}
+	var b strings.Builder
+	if _, err := (&Runner{Store: s, Recorder: &Lines{W: &b, Prefix: "table: "}}).Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"table: results.jsonl: 1 line(s) did not parse (cut short by a crash?) and were skipped",
+		"table: results.jsonl: 2 line(s) are no finished run",
+		"table: results.jsonl: 2 result(s) of methods this build does not have (fedavgm) skipped",
+		"table: results.jsonl: 1 line(s) repeat the key of a result read before them",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the plan does not say %q:\n%s", want, b.String())
+		}
+	}
+	// Nor does a store append one.
+	if err := s.Append(&Record{Key: "g", Scenario: "s", Algo: "fedavg"}); err == nil || !strings.Contains(err.Error(), "rounds") {
+		t.Errorf("Append of an incomplete record: %v", err)
+	}
+}
