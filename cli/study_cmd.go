@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -72,6 +74,39 @@ func studyError(err error) error {
 		return fmt.Errorf("%w; put them in the data directory (-data or $FEDAUX_DATA; 'fedaux data' lists what it finds), or pass -skip-missing to run the others and mark these 'no data'", err)
 	}
 	return err
+}
+
+// renderDir checks that out, the -out of -render, is a directory (a
+// study's Load would make one).
+func renderDir(out string) error {
+	fi, err := os.Stat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-render: -out %s: no such directory", out)
+	case err != nil:
+		return fmt.Errorf("-render: -out: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("-render: -out %s: not a directory", out)
+	}
+	return nil
+}
+
+// loaded is a study's results as its Load returns them.
+type loaded interface {
+	Stored() (stored, runs int)
+	Torn() map[string]study.SkippedLines
+}
+
+// renderable tells w (each line after prefix) which results lines of
+// res were skipped, and refuses to render report from results in out
+// that hold none of the runs asked for: it would replace a finished
+// report with an empty one.
+func renderable(res loaded, w io.Writer, prefix, out, report string) error {
+	study.ReportTorn(w, prefix, res.Torn())
+	if stored, runs := res.Stored(); stored == 0 && runs > 0 {
+		return fmt.Errorf("-render: %s holds none of the %d runs these flags ask for (are they the flags of its runs?); %s not written", out, runs, report)
+	}
+	return nil
 }
 
 // shardError names the flag of a bad shard.

@@ -102,6 +102,16 @@ func Render(w io.Writer, r *Result) error {
 	return markdown(w, r.opts, r.Curves())
 }
 
+// Stored returns how many of the runs r's options ask for are stored, of
+// how many.
+func (r *Result) Stored() (stored, runs int) {
+	return r.store.Stored(r.cells), len(r.cells)
+}
+
+// Torn returns the lines of the results files that were skipped, by
+// file (see study.Store.Skipped).
+func (r *Result) Torn() map[string]study.SkippedLines { return r.store.Skipped }
+
 // WriteFiles rewrites MarkdownFile and the figures (FigureFile) in
 // Options.Out.
 func (r *Result) WriteFiles() error {

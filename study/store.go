@@ -167,6 +167,17 @@ func (s *Store) Get(key string) (*Record, bool) {
 	return r, ok
 }
 
+// Stored returns how many of cells the store holds a result of.
+func (s *Store) Stored(cells []*Cell) int {
+	n := 0
+	for _, c := range cells {
+		if _, ok := s.Get(c.Key()); ok {
+			n++
+		}
+	}
+	return n
+}
+
 // Records returns every record, in the order read or appended.
 func (s *Store) Records() []*Record {
 	s.mu.Lock()

@@ -217,12 +217,7 @@ func Load(opts Options) (*Result, error) {
 // Stored returns how many of the runs r's options ask for are stored, of
 // how many.
 func (r *Result) Stored() (stored, runs int) {
-	for _, c := range r.g.cells {
-		if _, ok := r.store.Get(c.Key()); ok {
-			stored++
-		}
-	}
-	return stored, len(r.g.cells)
+	return r.store.Stored(r.g.cells), len(r.g.cells)
 }
 
 // Torn returns the lines of the results files that were skipped, by
