@@ -152,9 +152,9 @@ type checkpointState struct {
 }
 
 // Run runs the cells of the shard that the store does not hold, in
-// order, storing each as it finishes. The cells' indexes in cells decide
-// the shards, so every shard of a study must be given the same cells in
-// the same order.
+// order, storing each as it finishes. The order of the cells' keys
+// decides the shards (Shard.Mine), so every shard of a study must be
+// given the same cells in the same order.
 func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	if r.Store == nil {
 		r.Store = MemoryStore()
@@ -164,8 +164,9 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	var todo []*Cell
 	planned := map[string]bool{} // cells with one key run once
 	missing := &MissingDataError{DataDir: r.Env.DataDir, Files: map[string][]string{}}
+	mine := r.Shard.Mine(cells)
 	for i, c := range cells {
-		if !r.Shard.Owns(i) {
+		if !mine[i] {
 			continue
 		}
 		st.Mine++

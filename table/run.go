@@ -185,9 +185,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("table: %w", err)
 	}
 	var mine []*study.Cell
-	for i, c := range g.cells {
-		if d.Shard.Owns(i) {
-			mine = append(mine, c)
+	for i, m := range d.Shard.Mine(g.cells) {
+		if m {
+			mine = append(mine, g.cells[i])
 		}
 	}
 	if err := study.Reuse(opts.Out, d.Shard.File(), opts.Reuse, mine); err != nil {
