@@ -129,12 +129,17 @@ func shardNote(s study.Shard) string {
 	return " in shard " + s.String()
 }
 
-// skippedNote says how many runs were skipped for missing data.
+// skippedNote says how many runs shared another's run, and how many
+// were skipped for missing data.
 func skippedNote(st study.Stats) string {
-	if st.Skipped == 0 {
-		return ""
+	s := ""
+	if st.Shared > 0 {
+		s = ", " + study.SharedNote(st.Shared)
 	}
-	return fmt.Sprintf(", %d skipped: no data", st.Skipped)
+	if st.Skipped > 0 {
+		s += fmt.Sprintf(", %d skipped: no data", st.Skipped)
+	}
+	return s
 }
 
 // parseAlgos reads -algos, a comma-separated list of algorithms.

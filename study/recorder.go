@@ -37,6 +37,7 @@ type Plan struct {
 	Shard   Shard // the share this process runs
 	Mine    int   // cells of the shard
 	Reused  int   // of those, already in the store
+	Shared  int   // of those, not stored, whose run an earlier one is
 	Skipped int   // of those, not run (no data)
 	ToRun   int   // of those, to run now
 	Store   string
@@ -80,11 +81,23 @@ func (l *Lines) Plan(p Plan) {
 		where = " in " + p.Store
 	}
 	skipped := ""
+	if p.Shared > 0 {
+		skipped = fmt.Sprintf(", %s with another cell", SharedNote(p.Shared))
+	}
 	if p.Skipped > 0 {
-		skipped = fmt.Sprintf(", %d skipped (no data)", p.Skipped)
+		skipped += fmt.Sprintf(", %d skipped (no data)", p.Skipped)
 	}
 	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
 	ReportTorn(l.W, l.Prefix, p.SkippedLines)
+}
+
+// SharedNote says that n cells share a run ("2 share a run"): cells
+// whose run an earlier cell of the study is, run once (Plan.Shared).
+func SharedNote(n int) string {
+	if n == 1 {
+		return "1 shares a run"
+	}
+	return fmt.Sprintf("%d share a run", n)
 }
 
 // ReportTorn writes to w, each line after prefix, which results files had

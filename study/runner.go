@@ -170,8 +170,12 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 			continue
 		}
 		st.Mine++
-		if _, ok := r.Store.Get(c.Key()); ok || planned[c.Key()] {
+		if _, ok := r.Store.Get(c.Key()); ok {
 			st.Reused++
+			continue
+		}
+		if planned[c.Key()] {
+			st.Shared++
 			continue
 		}
 		if files := r.missing(c); len(files) > 0 {

@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -46,3 +47,22 @@ type finished struct {
 }
 
 func (f *finished) Finish(_, _ int, _ *Cell, r *Record) { f.keys = append(f.keys, r.Key) }
+
+// TestPlanSharedRuns: a fresh study whose cells share runs says so; it
+// said they were already in the store.
+func TestPlanSharedRuns(t *testing.T) {
+	cs := cells(2)
+	again := *cs[0]
+	cs = append(cs, &again)
+	var b strings.Builder
+	st, err := (&Runner{Recorder: &Lines{W: &b, Prefix: "sweep: "}}).Run(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reused != 0 || st.Shared != 1 || st.Ran != 2 {
+		t.Errorf("%+v: want 0 reused, 1 shared, 2 run", st)
+	}
+	if want := "sweep: 3 cells, 0 already, 1 shares a run with another cell, 2 to run\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("plan %q, want %q", b.String(), want)
+	}
+}
