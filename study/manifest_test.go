@@ -92,6 +92,7 @@ func TestClaim(t *testing.T) {
 			for i, s := range tt.steps {
 				d := &DirStudy{Dir: dir, Shard: s.shard, Reshard: s.reshard}
 				err := d.Claim(s.cells)
+				d.Release() // as a task that ended before the next started
 				if s.err != "" {
 					var ce *ShardConflictError
 					if !errors.As(err, &ce) || !strings.Contains(err.Error(), s.err) {
@@ -139,7 +140,9 @@ func TestClaimConcurrent(t *testing.T) {
 				if i == n { // a task started with another count
 					s = Shard{Index: 0, Count: n + 1}
 				}
-				errs[i] = (&DirStudy{Dir: dir, Shard: s}).Claim(cs)
+				d := &DirStudy{Dir: dir, Shard: s}
+				errs[i] = d.Claim(cs)
+				d.Release()
 			}()
 		}
 		wg.Wait()

@@ -200,6 +200,15 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 		if r.Interrupts.Stopped() {
 			return st, &InterruptedError{Cell: c}
 		}
+		// Another process may have stored it since the plan (where
+		// the shard's lock could not keep it out, see DirStudy.Claim).
+		if err := r.Store.Reload(); err != nil {
+			return st, err
+		}
+		if _, ok := r.Store.Get(c.Key()); ok {
+			st.Reused++
+			continue
+		}
 		res, err := r.runCell(ctx, n+1, len(todo), c)
 		if err != nil {
 			return st, err

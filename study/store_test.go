@@ -58,3 +58,58 @@ func TestStoreTakesCompleteRecordsOnly(t *testing.T) {
 		t.Errorf("Append of an incomplete record: %v", err)
 	}
 }
+
+// TestRunnerSkipsRunsStoredMeanwhile: a run that another process stored
+// after the plan was made (a shard run twice at once where locks do not
+// work) is not computed again.
+func TestRunnerSkipsRunsStoredMeanwhile(t *testing.T) {
+	cs := cells(2)
+	memory := MemoryStore() // the other process's result of the second cell
+	if _, err := (&Runner{Store: memory}).Run(context.Background(), cs[1:]); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, err := OpenStore(dir, ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere, err := OpenStore(dir, "results-other.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Store: store, Recorder: &onFinish{f: func() {
+		if err := elsewhere.Append(memory.Records()[0]); err != nil {
+			t.Error(err)
+		}
+	}}}
+	st, err := r.Run(context.Background(), cs)
+	if err != nil || st.Ran != 1 || st.Reused != 1 {
+		t.Errorf("%+v, %v; want 1 run and 1 found stored", st, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "results*.jsonl"))
+	lines := 0
+	for _, f := range files {
+		recs, _, err := readRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += len(recs)
+	}
+	if lines != 2 {
+		t.Errorf("%d results lines, want 2", lines)
+	}
+}
+
+// onFinish calls f after the first cell is stored.
+type onFinish struct {
+	Nop
+	f    func()
+	done bool
+}
+
+func (o *onFinish) Finish(int, int, *Cell, *Record) {
+	if !o.done {
+		o.done = true
+		o.f()
+	}
+}

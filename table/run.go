@@ -184,6 +184,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := d.Claim(g.cells); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}
+	defer d.Release() // d.Run does, but for an error before it
 	var mine []*study.Cell
 	for i, m := range d.Shard.Mine(g.cells) {
 		if m {
