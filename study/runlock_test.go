@@ -50,3 +50,43 @@ func TestShardRunByOneProcess(t *testing.T) {
 	}
 	again.Release()
 }
+
+// TestWholeAndShardsExclude: shards started while the study runs whole
+// in their directory are refused, and leave no manifest (they computed
+// every run a second time: only a manifest written first refused a
+// whole run); a whole run that would re-plan the directory while a shard
+// runs is refused too.
+func TestWholeAndShardsExclude(t *testing.T) {
+	dir := t.TempDir()
+	cs := cells(4)
+	whole := &DirStudy{Dir: dir}
+	if err := whole.Claim(cs); err != nil {
+		t.Fatal(err)
+	}
+	shard := &DirStudy{Dir: dir, Shard: Shard{Index: 0, Count: 2}}
+	err := shard.Claim(cs)
+	var be *BusyError
+	if want := fmt.Sprintf("study: %s is being run whole by another process (pid %d)", dir, os.Getpid()); !errors.As(err, &be) || err.Error() != want {
+		t.Errorf("a shard while the study runs whole: %v, want %q", err, want)
+	}
+	if m, err := ReadManifest(dir); m != nil || err != nil {
+		t.Errorf("the refused shard left a manifest: %+v, %v", m, err)
+	}
+	whole.Release()
+	if err := shard.Claim(cs); err != nil {
+		t.Fatalf("a shard once the whole run ended: %v", err)
+	}
+	again := &DirStudy{Dir: dir, Reshard: true}
+	err = again.Claim(cs)
+	if want := fmt.Sprintf("study: shard 0/2 of %s is being run by another process (pid %d)", dir, os.Getpid()); !errors.As(err, &be) || err.Error() != want {
+		t.Errorf("a whole run re-planning the directory while a shard runs: %v, want %q", err, want)
+	}
+	if m, _ := ReadManifest(dir); m == nil {
+		t.Error("the refused whole run removed the manifest")
+	}
+	shard.Release()
+	if err := again.Claim(cs); err != nil {
+		t.Errorf("-reshard once the shard ended: %v", err)
+	}
+	again.Release()
+}
