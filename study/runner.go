@@ -56,7 +56,10 @@ type Runner struct {
 	// checkpoint (fedaux run: its seeds and the ones finished).
 	State func() (json.RawMessage, error)
 	// Observe, when not nil, is called with each cell's engine before its
-	// first round and after each round (r nil before the first).
+	// first round and after each round (r nil before the first). It may
+	// ask for what the engine computes (Want) but not steer the run: a
+	// knob set (SetKnob) makes numbers that are not the cell's, which
+	// its key stands for, so the cell fails at once and nothing is stored.
 	Observe func(c *Cell, e *sim.Engine, r *sim.RoundReport) error
 	// Finish, when not nil, is called with each finished cell's engine
 	// before its record is stored; it may fill the record's Extra.
@@ -275,6 +278,9 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 			return nil, err
 		}
 	}
+	if err := steered(c, e); err != nil { // by Observe, or in the checkpoint's run
+		return nil, err
+	}
 	r.saved, r.savedRound = "", 0
 	if path := r.checkpointPath(c); path != "" && e.Round() > 0 {
 		r.saved, r.savedRound = path, e.Round()
@@ -313,6 +319,9 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 			if err := r.Observe(c, e, rep); err != nil {
 				return nil, err
 			}
+			if err := steered(c, e); err != nil {
+				return nil, err
+			}
 		}
 		if r.Every > 0 && e.Round()%r.Every == 0 {
 			if err := save(); err != nil {
@@ -331,6 +340,18 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 		}
 	}
 	return res, nil
+}
+
+// steered refuses a run whose knobs were set while it ran: its numbers
+// are not those of the cell's settings, and stored under its key they
+// would be taken for them.
+func steered(c *Cell, e *sim.Engine) error {
+	h := e.KnobHistory()
+	if len(h) == 0 {
+		return nil
+	}
+	k := h[0]
+	return fmt.Errorf("study: %s: its knob %s was set to %g from round %d while it ran (an Observe hook's SetKnob?); a steered run is not the cell's and is not stored", c, k.Name, k.To, k.Round)
 }
 
 // newRecord makes the record of a finished cell.

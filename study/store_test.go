@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestStoreTakesCompleteRecordsOnly: a line holding only a key and a
@@ -111,5 +113,27 @@ func (o *onFinish) Finish(int, int, *Cell, *Record) {
 	if !o.done {
 		o.done = true
 		o.f()
+	}
+}
+
+// TestSteeredCellNotStored: an Observe hook that sets a knob during a
+// run steers it away from the cell's settings; its result was stored
+// under the clean run's key, and a later clean study reused it.
+func TestSteeredCellNotStored(t *testing.T) {
+	c := cells(2)[1] // fedaux: reads alpha
+	store := MemoryStore()
+	r := &Runner{Store: store, Observe: func(_ *Cell, e *sim.Engine, rep *sim.RoundReport) error {
+		if rep != nil && rep.Round == 1 {
+			return e.SetKnob(sim.KnobAlpha, 0.5)
+		}
+		return nil
+	}}
+	st, err := r.Run(context.Background(), []*Cell{c})
+	want := c.String() + ": its knob alpha was set to 0.5 from round 2"
+	if err == nil || !strings.Contains(err.Error(), want) || st.Ran != 0 {
+		t.Errorf("%+v, %v; want an error with %q and nothing stored", st, err, want)
+	}
+	if n := len(store.Records()); n != 0 {
+		t.Errorf("%d records stored", n)
 	}
 }
