@@ -38,7 +38,9 @@ func interrupted(err error, it *study.Interrupts, w io.Writer, cmd, out string) 
 	switch {
 	case errors.As(err, &ie):
 		at := "; no run was in flight"
-		if ie.Checkpoint != "" {
+		if ie.SaveErr != nil {
+			at = fmt.Sprintf("; %s had run %d rounds, but its checkpoint could not be saved: %v", ie.Cell, ie.Round, ie.SaveErr)
+		} else if ie.Checkpoint != "" {
 			at = fmt.Sprintf("; %s was checkpointed at round %d (%s)", ie.Cell, ie.Round, ie.Checkpoint)
 		} else if ie.Round > 0 {
 			at = fmt.Sprintf("; %s had run %d rounds, not checkpointed", ie.Cell, ie.Round)

@@ -101,20 +101,28 @@ func (e *MissingDataError) Error() string {
 
 // An InterruptedError reports a study stopped at a round boundary by an
 // interrupt. Checkpoint names the checkpoint saved of the cell in flight
-// ("" when none was: the cell starts again from round 1).
+// ("" when none was: the cell starts again from round 1, or from a
+// checkpoint saved before); SaveErr, when not nil, is why it could not be
+// saved.
 type InterruptedError struct {
 	Cell       *Cell
 	Round      int
 	Checkpoint string
+	SaveErr    error
 }
 
 func (e *InterruptedError) Error() string {
 	s := fmt.Sprintf("study: interrupted after round %d of %d of %s", e.Round, e.Cell.Config.Rounds, e.Cell)
+	if e.SaveErr != nil {
+		s += "; its checkpoint could not be saved: " + e.SaveErr.Error()
+	}
 	if e.Checkpoint != "" {
 		s += "; checkpoint saved to " + e.Checkpoint
 	}
 	return s
 }
+
+func (e *InterruptedError) Unwrap() error { return e.SaveErr }
 
 // An AbortedError reports a round aborted by a second interrupt (or a
 // cancelled context). Checkpoint is the last checkpoint saved of the
@@ -299,7 +307,7 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 	for !e.Done() {
 		if r.Interrupts.Stopped() {
 			if err := save(); err != nil {
-				return nil, fmt.Errorf("study: interrupted after round %d, but the checkpoint could not be saved: %w", e.Round(), err)
+				return nil, &InterruptedError{Cell: c, Round: e.Round(), SaveErr: err}
 			}
 			ck := ""
 			if r.checkpointPath(c) != "" {

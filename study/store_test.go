@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,28 @@ func TestSteeredCellNotStored(t *testing.T) {
 	}
 	if n := len(store.Records()); n != 0 {
 		t.Errorf("%d records stored", n)
+	}
+}
+
+// TestInterruptWithFailedSave: an interrupt whose checkpoint cannot be
+// saved is still an interrupt (the process exits as one, 130 for
+// SIGINT), with the save's error; it was a plain error (exit 1).
+func TestInterruptWithFailedSave(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "checkpoints")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil { // not a directory
+		t.Fatal(err)
+	}
+	it := NewInterrupts()
+	c := cells(1)[0]
+	r := &Runner{Interrupts: it, Recorder: &stopper{it: it, round: 2},
+		Checkpoint: func(c *Cell) string { return filepath.Join(blocker, c.Key()+".ckpt") }}
+	_, err := r.Run(context.Background(), []*Cell{c})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Round != 2 || ie.SaveErr == nil || ie.Checkpoint != "" {
+		t.Fatalf("%v (%#v), want an InterruptedError after round 2 with the save's error", err, ie)
+	}
+	if want := "its checkpoint could not be saved: "; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), blocker) {
+		t.Errorf("error %q lacks %q and %s", err, want, blocker)
 	}
 }
