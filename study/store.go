@@ -61,7 +61,9 @@ func (k SkippedLines) Any() bool {
 const ResultsFile = "results.jsonl"
 
 // OpenStore reads the results in dir and returns a store that appends to
-// file (ResultsFile or a Shard's File) there. The directory is created.
+// file (ResultsFile or a Shard's File) there, which must be a regular
+// file if it is there ("" for a store that is only read). The directory
+// is created.
 func OpenStore(dir, file string) (*Store, error) {
 	s := &Store{dir: dir, file: file, recs: map[string]*Record{}, Skipped: map[string]SkippedLines{}}
 	if dir == "" {
@@ -69,6 +71,15 @@ func OpenStore(dir, file string) (*Store, error) {
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("study: %w", err)
+	}
+	if file != "" {
+		// Refused now, not once the first run is computed and cannot
+		// be appended.
+		if fi, err := os.Stat(s.Path()); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("study: %s: is a directory, not a results file", s.Path())
+		} else if err == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("study: %s: not a regular file", s.Path())
+		}
 	}
 	return s, s.Reload()
 }

@@ -161,3 +161,19 @@ func TestInterruptWithFailedSave(t *testing.T) {
 		t.Errorf("error %q lacks %q and %s", err, want, blocker)
 	}
 }
+
+// TestStoreFileNotADirectory: a directory where the results file goes is
+// refused before any run (the first run was computed, then lost when it
+// could not be appended).
+func TestStoreFileNotADirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ResultsFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	started := &starts{}
+	st, _, err := (&DirStudy{Dir: dir, Recorder: started}).Run(context.Background(), cells(2))
+	want := filepath.Join(dir, ResultsFile) + ": is a directory"
+	if err == nil || !strings.Contains(err.Error(), want) || st.Ran != 0 || len(started.from) != 0 {
+		t.Errorf("%+v, %v; want an error with %q and nothing run", st, err, want)
+	}
+}
