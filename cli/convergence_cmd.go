@@ -54,11 +54,17 @@ func convergenceCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	md := filepath.Join(dir, convergence.MarkdownFile)
 	if *render {
-		res, err := convergence.Load(opts)
-		if err == nil {
-			err = res.WriteFiles()
+		if err := renderDir(dir); err != nil {
+			return err
 		}
+		res, err := convergence.Load(opts)
 		if err != nil {
+			return flagError(err)
+		}
+		if err := renderable(res, stderr, "convergence: ", dir, md); err != nil {
+			return err
+		}
+		if err := res.WriteFiles(); err != nil {
 			return flagError(err)
 		}
 		fmt.Fprintln(stdout, md)

@@ -61,11 +61,17 @@ func privacyCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	md := filepath.Join(dir, privacy.MarkdownFile)
 	if *render {
-		res, err := privacy.Load(opts)
-		if err == nil {
-			err = res.WriteFiles()
+		if err := renderDir(dir); err != nil {
+			return err
 		}
+		res, err := privacy.Load(opts)
 		if err != nil {
+			return flagError(err)
+		}
+		if err := renderable(res, stderr, "privacy: ", dir, md); err != nil {
+			return err
+		}
+		if err := res.WriteFiles(); err != nil {
 			return flagError(err)
 		}
 		return printFile(stdout, md)

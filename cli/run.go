@@ -161,6 +161,8 @@ func runError(err error, sr *study.SeedRun) error {
 	var ie *study.InterruptedError
 	var ae *study.AbortedError
 	switch {
+	case errors.As(err, &ie) && ie.SaveErr != nil:
+		return fmt.Errorf("interrupted after round %d of %d (seed %d), but its checkpoint could not be saved: %w", ie.Round, ie.Cell.Config.Rounds, ie.Cell.Config.Seed, ie.SaveErr)
 	case errors.As(err, &ie):
 		return fmt.Errorf("interrupted after round %d of %d (seed %d); checkpoint saved to %s\nresume with: fedaux run -resume %s",
 			ie.Round, ie.Cell.Config.Rounds, ie.Cell.Config.Seed, ie.Checkpoint, ie.Checkpoint)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -36,7 +38,9 @@ func interrupted(err error, it *study.Interrupts, w io.Writer, cmd, out string) 
 	switch {
 	case errors.As(err, &ie):
 		at := "; no run was in flight"
-		if ie.Checkpoint != "" {
+		if ie.SaveErr != nil {
+			at = fmt.Sprintf("; %s had run %d rounds, but its checkpoint could not be saved: %v", ie.Cell, ie.Round, ie.SaveErr)
+		} else if ie.Checkpoint != "" {
 			at = fmt.Sprintf("; %s was checkpointed at round %d (%s)", ie.Cell, ie.Round, ie.Checkpoint)
 		} else if ie.Round > 0 {
 			at = fmt.Sprintf("; %s had run %d rounds, not checkpointed", ie.Cell, ie.Round)
@@ -74,6 +78,39 @@ func studyError(err error) error {
 	return err
 }
 
+// renderDir checks that out, the -out of -render, is a directory (a
+// study's Load would make one).
+func renderDir(out string) error {
+	fi, err := os.Stat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-render: -out %s: no such directory", out)
+	case err != nil:
+		return fmt.Errorf("-render: -out: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("-render: -out %s: not a directory", out)
+	}
+	return nil
+}
+
+// loaded is a study's results as its Load returns them.
+type loaded interface {
+	Stored() (stored, runs int)
+	Torn() map[string]study.SkippedLines
+}
+
+// renderable tells w (each line after prefix) which results lines of
+// res were skipped, and refuses to render report from results in out
+// that hold none of the runs asked for: it would replace a finished
+// report with an empty one.
+func renderable(res loaded, w io.Writer, prefix, out, report string) error {
+	study.ReportTorn(w, prefix, res.Torn())
+	if stored, runs := res.Stored(); stored == 0 && runs > 0 {
+		return fmt.Errorf("-render: %s holds none of the %d runs these flags ask for (are they the flags of its runs?); %s not written", out, runs, report)
+	}
+	return nil
+}
+
 // shardError names the flag of a bad shard.
 func shardError(err error) error {
 	var se *study.ShardError
@@ -94,12 +131,17 @@ func shardNote(s study.Shard) string {
 	return " in shard " + s.String()
 }
 
-// skippedNote says how many runs were skipped for missing data.
+// skippedNote says how many runs shared another's run, and how many
+// were skipped for missing data.
 func skippedNote(st study.Stats) string {
-	if st.Skipped == 0 {
-		return ""
+	s := ""
+	if st.Shared > 0 {
+		s = ", " + study.SharedNote(st.Shared)
 	}
-	return fmt.Sprintf(", %d skipped: no data", st.Skipped)
+	if st.Skipped > 0 {
+		s += fmt.Sprintf(", %d skipped: no data", st.Skipped)
+	}
+	return s
 }
 
 // parseAlgos reads -algos, a comma-separated list of algorithms.

@@ -86,18 +86,24 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		},
 	}
+	md := filepath.Join(dir, sweep.MarkdownFile)
 	if *render {
-		res, err := sweep.Load(opts)
-		if err == nil {
-			err = res.WriteFiles()
+		if err := renderDir(dir); err != nil {
+			return err
 		}
-		return gridError(err, knobs)
+		res, err := sweep.Load(opts)
+		if err != nil {
+			return gridError(err, knobs)
+		}
+		if err := renderable(res, stderr, "sweep: ", dir, md); err != nil {
+			return err
+		}
+		return gridError(res.WriteFiles(), knobs)
 	}
 	it := study.CatchInterrupts(stderr)
 	defer it.Release()
 	opts.Interrupts = it
 	st, err := sweep.Run(it.Context(), opts)
-	md := filepath.Join(dir, sweep.MarkdownFile)
 	if ierr := interrupted(err, it, stderr, "sweep", md); ierr != nil {
 		return ierr
 	}

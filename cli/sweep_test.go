@@ -15,7 +15,7 @@ func TestSweepCmd(t *testing.T) {
 	if err := sweepCmd(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "4 runs (1 reused, 3 run now)") {
+	if !strings.Contains(stdout.String(), "4 runs (0 reused, 3 run now, 1 shares a run)") {
 		t.Errorf("stdout %q: want 4 runs, fedavg_mask's two alphas one run", stdout.String())
 	}
 	for _, f := range []string{"sweep.md", "sbm-gauss-alpha.png", "results.jsonl"} {

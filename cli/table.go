@@ -99,16 +99,15 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *render {
 		md := filepath.Join(opts.Out, table.MarkdownFile(*kind))
-		if fi, err := os.Stat(opts.Out); err != nil || !fi.IsDir() {
-			return fmt.Errorf("-render: -out %s: no such directory", opts.Out)
+		if err := renderDir(opts.Out); err != nil {
+			return err
 		}
 		res, err := table.Load(opts)
 		if err != nil {
 			return flagError(err)
 		}
-		study.ReportTorn(stderr, "table: ", res.Torn())
-		if stored, runs := res.Stored(); stored == 0 && runs > 0 {
-			return fmt.Errorf("-render: %s holds none of the %d runs these flags ask for (are they the flags of its runs?); %s not written", opts.Out, runs, md)
+		if err := renderable(res, stderr, "table: ", opts.Out, md); err != nil {
+			return err
 		}
 		if err := res.WriteFiles(); err != nil {
 			return flagError(err)

@@ -47,4 +47,7 @@ func TestTableRenderRefusesNothing(t *testing.T) {
 	if _, err := os.Stat(missing); err == nil {
 		t.Errorf("-render made %s", missing)
 	}
+	if err := tableCmd(flags("1", md, "-render"), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-out "+md+": not a directory") {
+		t.Errorf("-render into the file %s: %v", md, err)
+	}
 }

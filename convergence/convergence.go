@@ -68,13 +68,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := study.Reuse(opts.Out, study.ResultsFile, opts.Reuse, cells); err != nil {
-		return nil, err
-	}
 	d := &study.DirStudy{Dir: opts.Out, Env: opts.Env, Recorder: opts.Recorder, Interrupts: opts.Interrupts, SkipMissing: opts.SkipMissing,
 		Render: func(s *study.Store, _ bool) error {
 			return (&Result{opts: &opts, cells: cells, store: s}).WriteFiles()
 		}}
+	// The copies are made by the process that runs the study, alone.
+	if err := d.Claim(cells); err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	if err := study.Reuse(opts.Out, study.ResultsFile, opts.Reuse, cells); err != nil {
+		return nil, err
+	}
 	st, store, err := d.Run(ctx, cells)
 	if err != nil {
 		return nil, err
@@ -101,6 +106,16 @@ func Load(opts Options) (*Result, error) {
 func Render(w io.Writer, r *Result) error {
 	return markdown(w, r.opts, r.Curves())
 }
+
+// Stored returns how many of the runs r's options ask for are stored, of
+// how many.
+func (r *Result) Stored() (stored, runs int) {
+	return r.store.Stored(r.cells), len(r.cells)
+}
+
+// Torn returns the lines of the results files that were skipped, by
+// file (see study.Store.Skipped).
+func (r *Result) Torn() map[string]study.SkippedLines { return r.store.Skipped }
 
 // WriteFiles rewrites MarkdownFile and the figures (FigureFile) in
 // Options.Out.

@@ -167,6 +167,16 @@ func Load(opts Options) (*Result, error) {
 	return &Result{opts: &opts, cells: cells, store: store}, nil
 }
 
+// Stored returns how many of the runs r's options ask for are stored, of
+// how many.
+func (r *Result) Stored() (stored, runs int) {
+	return r.store.Stored(r.cells), len(r.cells)
+}
+
+// Torn returns the lines of the results files that were skipped, by
+// file (see study.Store.Skipped).
+func (r *Result) Torn() map[string]study.SkippedLines { return r.store.Skipped }
+
 // Render writes the Markdown report of r (MarkdownFile): per preset,
 // the attack AUC of every algorithm beside the paper's, and per client.
 func Render(w io.Writer, r *Result) error {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -297,7 +298,9 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells, _ := opts.cells()
-	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: methods.FedAux}); err != nil {
+	n := cells[0].Config.Rounds
+	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: methods.FedAux,
+		Settings: map[string]string{"rounds": strconv.Itoa(n)}, Val: make([]float64, n), Test: make([]float64, n)}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Out = other

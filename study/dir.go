@@ -43,6 +43,7 @@ type DirStudy struct {
 	Runner func(*Runner)
 
 	claimed bool
+	lock    *runLock // held from Claim to the end of Run
 }
 
 // LockFile is the file in a study directory that its processes lock
@@ -55,7 +56,10 @@ const staleAge = 10 * time.Minute
 
 // Claim checks the shard against the directory's manifest (writing one
 // for the first shard of a study), so that d.Shard is the shard this
-// process runs (see Manifest); Run claims if it was not done before.
+// process runs (see Manifest), and takes the shard's run lock, which
+// Run releases when it ends (Release, for a caller that claims and does
+// not run): while it is held, another process that would run the shard
+// is refused with a BusyError. Run claims if it was not done before.
 func (d *DirStudy) Claim(cells []*Cell) error {
 	if d.claimed {
 		return nil
@@ -65,12 +69,40 @@ func (d *DirStudy) Claim(cells []*Cell) error {
 	}
 	unlock, _ := lockDir(d.Dir)
 	defer unlock()
-	s, err := claim(d.Dir, d.Shard, cells, d.Reshard)
+	s, err := claim(d.Dir, d.Shard, cells, d.Reshard, d.lockRun)
 	if err != nil {
+		d.Release()
 		return err
 	}
 	d.Shard, d.claimed = s, true
 	return nil
+}
+
+// lockRun takes the run lock of shard s, letting go of another shard's
+// taken before.
+func (d *DirStudy) lockRun(s Shard) error {
+	if l := d.lock; l != nil {
+		if l.shard.Index == s.Index && l.shard.Count == s.Count {
+			return nil
+		}
+		d.Release()
+	}
+	l, err := lockRun(d.Dir, s)
+	if err != nil {
+		return err
+	}
+	d.lock = l
+	return nil
+}
+
+// Release lets go of the run lock that Claim took, so that another
+// process may run the shard; a later Run claims it again.
+func (d *DirStudy) Release() {
+	if d.lock != nil {
+		d.lock.release()
+		d.lock = nil
+	}
+	d.claimed = false
 }
 
 // Run runs the cells not in the directory's results (see Runner.Run) and
@@ -79,6 +111,7 @@ func (d *DirStudy) Run(ctx context.Context, cells []*Cell) (Stats, *Store, error
 	if err := d.Claim(cells); err != nil {
 		return Stats{Plan: Plan{Cells: len(cells), Shard: d.Shard}}, nil, err
 	}
+	defer d.Release()
 	store, err := OpenStore(d.Dir, d.Shard.File())
 	if err != nil {
 		return Stats{}, nil, err

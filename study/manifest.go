@@ -88,14 +88,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 
 // claim checks shard s against the manifest of dir, writing one when
 // there is none and s is a share of the study, and returns the shard to
-// run: s itself, or, for a Slurm task resubmitted alone (its array's
-// task count differs from the manifest's), the shard its task ID had in
-// the array that wrote the manifest. With reshard the manifest is
-// replaced by s's (removed when s is the whole study) instead. The caller
-// holds the directory's lock.
-func claim(dir string, s Shard, cells []*Cell, reshard bool) (Shard, error) {
+// run: s itself, or, for a Slurm task in a directory that a Slurm array
+// split, the shard its task ID had in that array (a task resubmitted
+// alone, or in an array numbered otherwise); a task ID that array did
+// not have is refused. With reshard the manifest is replaced by s's
+// (removed when s is the whole study) instead. lock takes the run lock
+// of the shard to run, before the manifest is written or removed. The
+// caller holds the directory's lock.
+func claim(dir string, s Shard, cells []*Cell, reshard bool, lock func(Shard) error) (Shard, error) {
 	plan := planOf(cells)
 	if reshard {
+		if err := lock(s); err != nil {
+			return s, err
+		}
 		if s.Whole() {
 			if err := os.Remove(filepath.Join(dir, ManifestFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return s, fmt.Errorf("study: %w", err)
@@ -109,6 +114,9 @@ func claim(dir string, s Shard, cells []*Cell, reshard bool) (Shard, error) {
 		return s, err
 	}
 	if m == nil {
+		if err := lock(s); err != nil {
+			return s, err
+		}
 		if s.Whole() {
 			return s, nil
 		}
@@ -130,15 +138,19 @@ func claim(dir string, s Shard, cells []*Cell, reshard bool) (Shard, error) {
 		return s, conflict("the directory's study is %d runs split into %d shards, and this one is %d other runs (other datasets, algorithms, seeds or settings)",
 			m.Cells, m.Shards, len(cells))
 	}
-	if s.Count == m.Shards {
-		return s, nil
-	}
+	// A Slurm task finds its shard through the first array's task IDs,
+	// whatever its own array: one resubmitted with as many tasks but
+	// another first ID or step numbers them otherwise.
 	if t := s.Task; t != nil && t.Scheduler == "slurm" && m.Scheduler == "slurm" && m.TaskStep > 0 {
 		if off := t.ID - m.TaskMin; off >= 0 && off%m.TaskStep == 0 && off/m.TaskStep < m.Shards {
-			return Shard{Index: off / m.TaskStep, Count: m.Shards, Task: t}, nil
+			s := Shard{Index: off / m.TaskStep, Count: m.Shards, Task: t}
+			return s, lock(s)
 		}
 		return s, conflict("Slurm task %d was not a task of the array that split the directory into %d shards (first task %d, step %d)",
 			t.ID, m.Shards, m.TaskMin, m.TaskStep)
+	}
+	if s.Count == m.Shards {
+		return s, lock(s)
 	}
 	if s.Whole() {
 		return s, conflict("the directory's study is split into %d shards; running it whole would compute the runs of shards that may still be running", m.Shards)
@@ -177,6 +189,11 @@ func writeManifest(dir string, m *Manifest, replace bool) error {
 		return fmt.Errorf("study: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	// 0644 as every other file of the directory (os.CreateTemp makes 0600).
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("study: %w", err)
+	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("study: %w", err)

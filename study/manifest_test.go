@@ -62,6 +62,17 @@ func TestClaim(t *testing.T) {
 			{shard: slurm(4, 1, 4, 1), cells: cs, want: Shard{Index: 2, Count: 3}}, // --array=4
 			{shard: slurm(3, 1, 3, 1), cells: cs, err: "first task 0, step 2"},
 		}, 3},
+		{"a Slurm array resubmitted with the same count but other task IDs", []step{
+			{shard: slurm(2, 3, 0, 2), cells: cs, want: Shard{Index: 1, Count: 3}}, // --array=0-4:2
+			// --array=0-2: three tasks again, but task 2 was shard 1 and
+			// task 1 was none; --array=4-6: task 4 was shard 2, 5 and 6 none.
+			{shard: slurm(0, 3, 0, 1), cells: cs, want: Shard{Index: 0, Count: 3}},
+			{shard: slurm(2, 3, 0, 1), cells: cs, want: Shard{Index: 1, Count: 3}},
+			{shard: slurm(1, 3, 0, 1), cells: cs, err: "Slurm task 1 was not a task of the array"},
+			{shard: slurm(4, 3, 4, 1), cells: cs, want: Shard{Index: 2, Count: 3}},
+			{shard: slurm(5, 3, 4, 1), cells: cs, err: "Slurm task 5 was not a task of the array"},
+			{shard: slurm(6, 3, 4, 1), cells: cs, err: "first task 0, step 2"},
+		}, 3},
 		{"a Kubernetes index with another count is refused", []step{
 			{shard: Shard{Index: 1, Count: 4, Task: &Task{Scheduler: "kubernetes", ID: 1, Step: 1}}, cells: cs, want: Shard{Index: 1, Count: 4}},
 			{shard: Shard{Index: 0, Count: 1, Task: &Task{Scheduler: "kubernetes", ID: 0, Step: 1}}, cells: cs, err: "running it whole"},
@@ -81,6 +92,7 @@ func TestClaim(t *testing.T) {
 			for i, s := range tt.steps {
 				d := &DirStudy{Dir: dir, Shard: s.shard, Reshard: s.reshard}
 				err := d.Claim(s.cells)
+				d.Release() // as a task that ended before the next started
 				if s.err != "" {
 					var ce *ShardConflictError
 					if !errors.As(err, &ce) || !strings.Contains(err.Error(), s.err) {
@@ -128,7 +140,9 @@ func TestClaimConcurrent(t *testing.T) {
 				if i == n { // a task started with another count
 					s = Shard{Index: 0, Count: n + 1}
 				}
-				errs[i] = (&DirStudy{Dir: dir, Shard: s}).Claim(cs)
+				d := &DirStudy{Dir: dir, Shard: s}
+				errs[i] = d.Claim(cs)
+				d.Release()
 			}()
 		}
 		wg.Wait()
@@ -203,5 +217,22 @@ func TestMissingData(t *testing.T) {
 	st, err = (&Runner{Env: presets.Env{DataDir: empty}, CheckData: true, Shard: Shard{Index: 0, Count: 3}}).Run(ctx, cs)
 	if err != nil || st.Ran != 1 {
 		t.Errorf("shard 0/3 without the missing cell: %+v, %v; want 1 run", st, err)
+	}
+}
+
+// TestManifestMode: shards.json is readable by everyone, as every other
+// file of a study directory is (it was written 0600, the mode of
+// os.CreateTemp, so another user's render or shard could not read it).
+func TestManifestMode(t *testing.T) {
+	dir := t.TempDir()
+	if err := (&DirStudy{Dir: dir, Shard: Shard{Index: 0, Count: 2}}).Claim(cells(4)); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o644 {
+		t.Errorf("%s has mode %o, want 644", ManifestFile, got)
 	}
 }

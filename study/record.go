@@ -2,6 +2,9 @@ package study
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/fedaux/fedaux/sim"
 )
@@ -52,6 +55,30 @@ type Record struct {
 	// Extra holds what a study computes beyond the summary (the
 	// similarity study's scores of every view).
 	Extra json.RawMessage `json:"extra,omitempty"`
+}
+
+// Complete returns nil when r is the record of a finished run: it has a
+// key, a scenario and an algorithm, and the validation and test accuracy
+// of every one of its rounds (its settings' rounds); else what it lacks.
+// A store takes complete records only, so that a line cut short or
+// written by hand is not taken for a run that scored 0.
+func (r *Record) Complete() error {
+	switch {
+	case r.Key == "":
+		return errors.New("no key")
+	case r.Scenario == "":
+		return errors.New("no scenario")
+	case r.Algo == "":
+		return errors.New("no algo")
+	}
+	rounds, err := strconv.Atoi(r.Settings["rounds"])
+	if err != nil || rounds < 1 {
+		return fmt.Errorf("settings: rounds %q, want a positive integer", r.Settings["rounds"])
+	}
+	if len(r.Val) != rounds || len(r.Test) != rounds {
+		return fmt.Errorf("%d val and %d test accuracies, want one a round of %d", len(r.Val), len(r.Test), rounds)
+	}
+	return nil
 }
 
 // Summary returns the record's best-validation summary.

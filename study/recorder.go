@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fedaux/fedaux/sim"
@@ -36,12 +37,13 @@ type Plan struct {
 	Shard   Shard // the share this process runs
 	Mine    int   // cells of the shard
 	Reused  int   // of those, already in the store
+	Shared  int   // of those, not stored, whose run an earlier one is
 	Skipped int   // of those, not run (no data)
 	ToRun   int   // of those, to run now
 	Store   string
-	// Torn counts the lines of the store's files that did not parse and
-	// were skipped (a line cut short by a crash), by file.
-	Torn map[string]int
+	// SkippedLines counts the lines of the store's files that hold no
+	// result it takes, by file (Store.Skipped).
+	SkippedLines map[string]SkippedLines
 }
 
 // Nop is a Recorder that records nothing.
@@ -67,7 +69,7 @@ type Lines struct {
 func (l *Lines) Plan(p Plan) {
 	l.start = time.Now()
 	if p.Cells <= 1 {
-		ReportTorn(l.W, l.Prefix, p.Torn)
+		ReportTorn(l.W, l.Prefix, p.SkippedLines)
 		return
 	}
 	shard := ""
@@ -79,20 +81,48 @@ func (l *Lines) Plan(p Plan) {
 		where = " in " + p.Store
 	}
 	skipped := ""
+	if p.Shared > 0 {
+		skipped = fmt.Sprintf(", %s with another cell", SharedNote(p.Shared))
+	}
 	if p.Skipped > 0 {
-		skipped = fmt.Sprintf(", %d skipped (no data)", p.Skipped)
+		skipped += fmt.Sprintf(", %d skipped (no data)", p.Skipped)
 	}
 	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
-	ReportTorn(l.W, l.Prefix, p.Torn)
+	ReportTorn(l.W, l.Prefix, p.SkippedLines)
+}
+
+// SharedNote says that n cells share a run ("2 share a run"): cells
+// whose run an earlier cell of the study is, run once (Plan.Shared).
+func SharedNote(n int) string {
+	if n == 1 {
+		return "1 shares a run"
+	}
+	return fmt.Sprintf("%d share a run", n)
 }
 
 // ReportTorn writes to w, each line after prefix, which results files had
-// lines that did not parse (Store.Torn, Plan.Torn), and nothing when none
-// had.
-func ReportTorn(w io.Writer, prefix string, torn map[string]int) {
-	for _, f := range slices.Sorted(maps.Keys(torn)) {
-		if n := torn[f]; n > 0 {
-			fmt.Fprintf(w, "%s%s: %d line(s) did not parse (cut short by a crash?) and were skipped; their runs count as not run\n", prefix, f, n)
+// lines that the store skipped, and why (Store.Skipped, Plan.SkippedLines):
+// lines that did not parse, lines that are no finished run, results of
+// methods this build does not have, and keys stored twice. It writes
+// nothing when no line was skipped.
+func ReportTorn(w io.Writer, prefix string, skipped map[string]SkippedLines) {
+	for _, f := range slices.Sorted(maps.Keys(skipped)) {
+		k := skipped[f]
+		if k.Torn > 0 {
+			fmt.Fprintf(w, "%s%s: %d line(s) did not parse (cut short by a crash?) and were skipped; their runs count as not run\n", prefix, f, k.Torn)
+		}
+		if k.Incomplete > 0 {
+			fmt.Fprintf(w, "%s%s: %d line(s) are no finished run (a key, scenario or algo missing, or not every round's val and test) and were skipped; their runs count as not run\n", prefix, f, k.Incomplete)
+		}
+		if len(k.Methods) > 0 {
+			n := 0
+			for _, c := range k.Methods {
+				n += c
+			}
+			fmt.Fprintf(w, "%s%s: %d result(s) of methods this build does not have (%s) skipped\n", prefix, f, n, strings.Join(slices.Sorted(maps.Keys(k.Methods)), ", "))
+		}
+		if k.Repeated > 0 {
+			fmt.Fprintf(w, "%s%s: %d line(s) repeat the key of a result read before them and were skipped\n", prefix, f, k.Repeated)
 		}
 	}
 }

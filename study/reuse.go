@@ -9,8 +9,8 @@ import (
 // OpenStore), for every cell of cells that out does not hold, the record
 // of the same key from the first of dirs that holds one, relabelled with
 // the cell's labels: runs another study already made (a table, a sweep)
-// are not made again. A record must hold every round of the cell's run
-// to be reused. The directories in dirs are only read.
+// are not made again. A record must be Complete to be reused (a store
+// holds no other). The directories in dirs are only read.
 func Reuse(out, file string, dirs []string, cells []*Cell) error {
 	if len(dirs) == 0 {
 		return nil
@@ -31,7 +31,9 @@ func Reuse(out, file string, dirs []string, cells []*Cell) error {
 			if _, ok := own.Get(c.Key()); ok {
 				continue
 			}
-			if rec, ok := other.Get(c.Key()); ok && len(rec.Test) == c.Config.Rounds {
+			// other holds Complete records only: every round of the
+			// run, whose rounds the key fixes.
+			if rec, ok := other.Get(c.Key()); ok {
 				cp := *rec
 				cp.Labels = c.Labels
 				if err := own.Append(&cp); err != nil {

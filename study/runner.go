@@ -56,7 +56,10 @@ type Runner struct {
 	// checkpoint (fedaux run: its seeds and the ones finished).
 	State func() (json.RawMessage, error)
 	// Observe, when not nil, is called with each cell's engine before its
-	// first round and after each round (r nil before the first).
+	// first round and after each round (r nil before the first). It may
+	// ask for what the engine computes (Want) but not steer the run: a
+	// knob set (SetKnob) makes numbers that are not the cell's, which
+	// its key stands for, so the cell fails at once and nothing is stored.
 	Observe func(c *Cell, e *sim.Engine, r *sim.RoundReport) error
 	// Finish, when not nil, is called with each finished cell's engine
 	// before its record is stored; it may fill the record's Extra.
@@ -98,20 +101,28 @@ func (e *MissingDataError) Error() string {
 
 // An InterruptedError reports a study stopped at a round boundary by an
 // interrupt. Checkpoint names the checkpoint saved of the cell in flight
-// ("" when none was: the cell starts again from round 1).
+// ("" when none was: the cell starts again from round 1, or from a
+// checkpoint saved before); SaveErr, when not nil, is why it could not be
+// saved.
 type InterruptedError struct {
 	Cell       *Cell
 	Round      int
 	Checkpoint string
+	SaveErr    error
 }
 
 func (e *InterruptedError) Error() string {
 	s := fmt.Sprintf("study: interrupted after round %d of %d of %s", e.Round, e.Cell.Config.Rounds, e.Cell)
+	if e.SaveErr != nil {
+		s += "; its checkpoint could not be saved: " + e.SaveErr.Error()
+	}
 	if e.Checkpoint != "" {
 		s += "; checkpoint saved to " + e.Checkpoint
 	}
 	return s
 }
+
+func (e *InterruptedError) Unwrap() error { return e.SaveErr }
 
 // An AbortedError reports a round aborted by a second interrupt (or a
 // cancelled context). Checkpoint is the last checkpoint saved of the
@@ -152,25 +163,30 @@ type checkpointState struct {
 }
 
 // Run runs the cells of the shard that the store does not hold, in
-// order, storing each as it finishes. The cells' indexes in cells decide
-// the shards, so every shard of a study must be given the same cells in
-// the same order.
+// order, storing each as it finishes. The order of the cells' keys
+// decides the shards (Shard.Mine), so every shard of a study must be
+// given the same cells in the same order.
 func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	if r.Store == nil {
 		r.Store = MemoryStore()
 	}
 	rec := r.recorder()
-	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path(), Torn: maps.Clone(r.Store.Torn)}}
+	st := Stats{Plan: Plan{Cells: len(cells), Shard: r.Shard, Store: r.Store.Path(), SkippedLines: maps.Clone(r.Store.Skipped)}}
 	var todo []*Cell
 	planned := map[string]bool{} // cells with one key run once
 	missing := &MissingDataError{DataDir: r.Env.DataDir, Files: map[string][]string{}}
+	mine := r.Shard.Mine(cells)
 	for i, c := range cells {
-		if !r.Shard.Owns(i) {
+		if !mine[i] {
 			continue
 		}
 		st.Mine++
-		if _, ok := r.Store.Get(c.Key()); ok || planned[c.Key()] {
+		if _, ok := r.Store.Get(c.Key()); ok {
 			st.Reused++
+			continue
+		}
+		if planned[c.Key()] {
+			st.Shared++
 			continue
 		}
 		if files := r.missing(c); len(files) > 0 {
@@ -194,6 +210,15 @@ func (r *Runner) Run(ctx context.Context, cells []*Cell) (Stats, error) {
 	for n, c := range todo {
 		if r.Interrupts.Stopped() {
 			return st, &InterruptedError{Cell: c}
+		}
+		// Another process may have stored it since the plan (where
+		// the shard's lock could not keep it out, see DirStudy.Claim).
+		if err := r.Store.Reload(); err != nil {
+			return st, err
+		}
+		if _, ok := r.Store.Get(c.Key()); ok {
+			st.Reused++
+			continue
 		}
 		res, err := r.runCell(ctx, n+1, len(todo), c)
 		if err != nil {
@@ -261,6 +286,9 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 			return nil, err
 		}
 	}
+	if err := steered(c, e); err != nil { // by Observe, or in the checkpoint's run
+		return nil, err
+	}
 	r.saved, r.savedRound = "", 0
 	if path := r.checkpointPath(c); path != "" && e.Round() > 0 {
 		r.saved, r.savedRound = path, e.Round()
@@ -279,7 +307,7 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 	for !e.Done() {
 		if r.Interrupts.Stopped() {
 			if err := save(); err != nil {
-				return nil, fmt.Errorf("study: interrupted after round %d, but the checkpoint could not be saved: %w", e.Round(), err)
+				return nil, &InterruptedError{Cell: c, Round: e.Round(), SaveErr: err}
 			}
 			ck := ""
 			if r.checkpointPath(c) != "" {
@@ -297,6 +325,9 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 		rec.Round(c, rep, e.Summary())
 		if r.Observe != nil {
 			if err := r.Observe(c, e, rep); err != nil {
+				return nil, err
+			}
+			if err := steered(c, e); err != nil {
 				return nil, err
 			}
 		}
@@ -317,6 +348,18 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 		}
 	}
 	return res, nil
+}
+
+// steered refuses a run whose knobs were set while it ran: its numbers
+// are not those of the cell's settings, and stored under its key they
+// would be taken for them.
+func steered(c *Cell, e *sim.Engine) error {
+	h := e.KnobHistory()
+	if len(h) == 0 {
+		return nil
+	}
+	k := h[0]
+	return fmt.Errorf("study: %s: its knob %s was set to %g from round %d while it ran (an Observe hook's SetKnob?); a steered run is not the cell's and is not stored", c, k.Name, k.To, k.Round)
 }
 
 // newRecord makes the record of a finished cell.

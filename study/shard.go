@@ -7,8 +7,8 @@ import (
 )
 
 // A Shard is one of Count shares of a study's cells: the cells whose
-// index in the study's stable order is Index mod Count. The zero Shard
-// is the whole study.
+// run (key) is the Index-th mod Count of the study's distinct runs in
+// its stable order (see Mine). The zero Shard is the whole study.
 type Shard struct {
 	Index, Count int
 	// Task, when not nil, is the scheduler task the shard was read from
@@ -33,8 +33,29 @@ type Task struct {
 // Whole reports whether s is the whole study.
 func (s Shard) Whole() bool { return s.Count <= 1 }
 
-// Owns reports whether the cell at index i belongs to the shard.
+// Owns reports whether the i-th distinct run of a study (counting from
+// 0, in the order of the first cell of each key) belongs to the shard.
 func (s Shard) Owns(i int) bool { return s.Whole() || i%s.Count == s.Index }
+
+// Mine returns, for each of cells, whether the shard runs it. The
+// cells' distinct keys, in the order of their first cells, are dealt to
+// the shards in turn (Owns), and every cell of a key belongs to its
+// key's shard: a run that several cells share (FedAvg at every alpha
+// of a sweep) is one shard's, and computed once.
+func (s Shard) Mine(cells []*Cell) []bool {
+	out := make([]bool, len(cells))
+	nth := map[string]int{} // each key's rank among the distinct keys
+	for i, c := range cells {
+		k := c.Key()
+		j, ok := nth[k]
+		if !ok {
+			j = len(nth)
+			nth[k] = j
+		}
+		out[i] = s.Owns(j)
+	}
+	return out
+}
 
 // File returns the results file the shard writes.
 func (s Shard) File() string {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // A Store keeps finished cells as JSON Lines in a directory. It reads
@@ -30,23 +32,54 @@ type Store struct {
 	mu   sync.Mutex
 	recs map[string]*Record
 	list []*Record // in the order read or appended
-	// Torn counts the lines read that did not parse (a line cut short by
-	// a crash), by file.
-	Torn map[string]int
+	// Skipped counts the lines read that hold no result the store
+	// takes, by file (see Skipped).
+	Skipped map[string]SkippedLines
+}
+
+// SkippedLines counts the lines of a results file that a store does not
+// take as results.
+type SkippedLines struct {
+	// Torn lines do not parse: a line cut short by a crash.
+	Torn int
+	// Incomplete lines parse but are no finished run (Record.Complete).
+	Incomplete int
+	// Methods counts the results of methods this build does not have
+	// (an outside method's, see docs/methods.md), by name.
+	Methods map[string]int
+	// Repeated lines hold a key that an earlier line holds (in this file
+	// or a file before it in name order); the first is the result.
+	Repeated int
+}
+
+// Any reports whether a line was skipped.
+func (k SkippedLines) Any() bool {
+	return k.Torn > 0 || k.Incomplete > 0 || len(k.Methods) > 0 || k.Repeated > 0
 }
 
 // ResultsFile is the results file of an unsharded run.
 const ResultsFile = "results.jsonl"
 
 // OpenStore reads the results in dir and returns a store that appends to
-// file (ResultsFile or a Shard's File) there. The directory is created.
+// file (ResultsFile or a Shard's File) there, which must be a regular
+// file if it is there ("" for a store that is only read). The directory
+// is created.
 func OpenStore(dir, file string) (*Store, error) {
-	s := &Store{dir: dir, file: file, recs: map[string]*Record{}, Torn: map[string]int{}}
+	s := &Store{dir: dir, file: file, recs: map[string]*Record{}, Skipped: map[string]SkippedLines{}}
 	if dir == "" {
 		return s, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("study: %w", err)
+	}
+	if file != "" {
+		// Refused now, not once the first run is computed and cannot
+		// be appended.
+		if fi, err := os.Stat(s.Path()); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("study: %s: is a directory, not a results file", s.Path())
+		} else if err == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("study: %s: not a regular file", s.Path())
+		}
 	}
 	return s, s.Reload()
 }
@@ -89,7 +122,8 @@ func resultFiles(dir string) ([]string, error) {
 }
 
 // Reload reads every results file in the directory again (others may
-// have appended), keeping the records already known.
+// have appended), keeping the records already known, and counts anew
+// the lines it skips (Skipped).
 func (s *Store) Reload() error {
 	if s.dir == "" {
 		return nil
@@ -100,16 +134,24 @@ func (s *Store) Reload() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	skipped := map[string]SkippedLines{}
+	seen := map[string]bool{} // the keys of the lines read so far
 	for _, path := range files {
-		recs, torn, err := readRecords(path)
+		recs, sk, err := readRecords(path)
 		if err != nil {
 			return err
 		}
-		s.Torn[filepath.Base(path)] = torn
 		for _, r := range recs {
+			if seen[r.Key] {
+				sk.Repeated++
+				continue
+			}
+			seen[r.Key] = true
 			s.addLocked(r)
 		}
+		skipped[filepath.Base(path)] = sk
 	}
+	s.Skipped = skipped
 	return nil
 }
 
@@ -136,6 +178,17 @@ func (s *Store) Get(key string) (*Record, bool) {
 	return r, ok
 }
 
+// Stored returns how many of cells the store holds a result of.
+func (s *Store) Stored(cells []*Cell) int {
+	n := 0
+	for _, c := range cells {
+		if _, ok := s.Get(c.Key()); ok {
+			n++
+		}
+	}
+	return n
+}
+
 // Records returns every record, in the order read or appended.
 func (s *Store) Records() []*Record {
 	s.mu.Lock()
@@ -143,9 +196,12 @@ func (s *Store) Records() []*Record {
 	return append([]*Record(nil), s.list...)
 }
 
-// Append stores r and, for a store on disk, appends it to the store's
-// file as one synced line.
+// Append stores r, which must be Complete, and, for a store on disk,
+// appends it to the store's file as one synced line.
 func (s *Store) Append(r *Record) error {
+	if err := r.Complete(); err != nil {
+		return fmt.Errorf("study: result %s of %s %s: %w", r.Key, r.Scenario, r.Algo, err)
+	}
 	if s.dir != "" {
 		if err := appendLine(s.Path(), r); err != nil {
 			return err
@@ -155,15 +211,15 @@ func (s *Store) Append(r *Record) error {
 	return nil
 }
 
-// readRecords reads the records in path. Lines that do not parse, or
-// lack a key, are skipped and counted in torn.
-func readRecords(path string) (recs []*Record, torn int, err error) {
+// readRecords reads the Complete records in path, in order, and counts
+// the lines it skips (but for Repeated ones, which its caller counts).
+func readRecords(path string) (recs []*Record, sk SkippedLines, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil
+		return nil, sk, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("study: %w", err)
+		return nil, sk, fmt.Errorf("study: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -174,16 +230,35 @@ func readRecords(path string) (recs []*Record, torn int, err error) {
 			continue
 		}
 		var r Record
-		if err := json.Unmarshal(line, &r); err != nil || r.Key == "" || r.Scenario == "" {
-			torn++
+		if err := json.Unmarshal(line, &r); err != nil {
+			// A whole line whose algorithm this build lacks is an
+			// outside method's result, not a line cut short.
+			var other struct {
+				Key  string `json:"key"`
+				Algo string `json:"algo"`
+			}
+			if json.Unmarshal(line, &other) == nil && other.Key != "" && other.Algo != "" {
+				if _, err := sim.ParseAlgorithm(other.Algo); err != nil {
+					if sk.Methods == nil {
+						sk.Methods = map[string]int{}
+					}
+					sk.Methods[other.Algo]++
+					continue
+				}
+			}
+			sk.Torn++
+			continue
+		}
+		if r.Complete() != nil {
+			sk.Incomplete++
 			continue
 		}
 		recs = append(recs, &r)
 	}
 	if err := sc.Err(); err != nil {
-		return recs, torn, fmt.Errorf("study: %s: %w", path, err)
+		return recs, sk, fmt.Errorf("study: %s: %w", path, err)
 	}
-	return recs, torn, nil
+	return recs, sk, nil
 }
 
 // appendLine appends v to path as one JSON line with a single write and

@@ -60,15 +60,15 @@ func TestKey(t *testing.T) {
 func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ResultsFile)
-	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"fedavg"}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"1"},"val":[1],"test":[1]}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := OpenStore(dir, ResultsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Records()) != 1 || s.Torn[ResultsFile] != 1 {
-		t.Fatalf("%d records, %d torn; want 1 and 1", len(s.Records()), s.Torn[ResultsFile])
+	if len(s.Records()) != 1 || s.Skipped[ResultsFile].Torn != 1 {
+		t.Fatalf("%d records, %d torn; want 1 and 1", len(s.Records()), s.Skipped[ResultsFile].Torn)
 	}
 	// Writers with stores of their own append into one file at once.
 	var wg sync.WaitGroup
@@ -83,7 +83,8 @@ func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 				return
 			}
 			for i := range each {
-				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: methods.FedAvg, Val: make([]float64, 200)}
+				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: methods.FedAvg, Settings: map[string]string{"rounds": "200"},
+					Val: make([]float64, 200), Test: make([]float64, 200)}
 				if err := st.Append(r); err != nil {
 					t.Error(err)
 				}
@@ -95,8 +96,8 @@ func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(s.Records()); got != 1+writers*each || s.Torn[ResultsFile] != 1 {
-		t.Errorf("%d records and %d torn lines after concurrent appends, want %d and 1", got, s.Torn[ResultsFile], 1+writers*each)
+	if got := len(s.Records()); got != 1+writers*each || s.Skipped[ResultsFile].Torn != 1 {
+		t.Errorf("%d records and %d torn lines after concurrent appends, want %d and 1", got, s.Skipped[ResultsFile].Torn, 1+writers*each)
 	}
 }
 

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fedaux/fedaux/sim"
@@ -25,7 +26,8 @@ func Keys() []string {
 }
 
 // ParseKnob reads "key=v1,v2,...": a setting of Keys and its values, in
-// the order given, none repeated.
+// the order given, none repeated: not as written, nor as another
+// spelling of one value (0.5 and 0.50, 1e-2 and 0.01).
 func ParseKnob(s string) (Knob, error) {
 	key, vals, ok := strings.Cut(s, "=")
 	key = strings.TrimSpace(key)
@@ -36,19 +38,46 @@ func ParseKnob(s string) (Knob, error) {
 		return Knob{}, fmt.Errorf("sweep: grid %q: %q cannot be swept (keys: %s)", s, key, strings.Join(Keys(), ", "))
 	}
 	k := Knob{Key: key}
+	var seen []string // the values' canonical spellings
 	for _, v := range strings.Split(vals, ",") {
 		if v = strings.TrimSpace(v); v == "" {
 			continue
 		}
-		if slices.Contains(k.Values, v) {
+		if i := slices.Index(seen, canonical(key, v)); i >= 0 {
+			if was := k.Values[i]; was != v {
+				return Knob{}, fmt.Errorf("sweep: grid %q: value %s twice (as %s)", s, v, was)
+			}
 			return Knob{}, fmt.Errorf("sweep: grid %q: value %s twice", s, v)
 		}
 		k.Values = append(k.Values, v)
+		seen = append(seen, canonical(key, v))
 	}
 	if len(k.Values) == 0 {
 		return Knob{}, fmt.Errorf("sweep: grid %q: no values", s)
 	}
 	return k, nil
+}
+
+// canonical spells v as the setting key holds it, so that two spellings
+// of one value are one; a value that does not parse stays as written
+// (the setting refuses it when the sweep is planned).
+func canonical(key, v string) string {
+	if key == ClientDropout {
+		f, err := sim.ParseFloat(v)
+		if err != nil {
+			return v
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	c := sim.DefaultConfig()
+	if err := c.Set(key, v); err != nil {
+		return v
+	}
+	s, err := c.Get(key)
+	if err != nil {
+		return v
+	}
+	return s
 }
 
 // A Combo is one combination of the knobs' values, in knob order.

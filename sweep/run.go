@@ -163,6 +163,16 @@ func Render(w io.Writer, r *Result) error {
 // WriteFiles rewrites sweep.md and the figures in Options.Out.
 func (r *Result) WriteFiles() error { return r.w.write(true) }
 
+// Stored returns how many of the runs r's options ask for are stored, of
+// how many.
+func (r *Result) Stored() (stored, runs int) {
+	return r.w.store.Stored(r.w.pl.cells), len(r.w.pl.cells)
+}
+
+// Torn returns the lines of the results files that were skipped, by
+// file (see study.Store.Skipped).
+func (r *Result) Torn() map[string]study.SkippedLines { return r.w.store.Skipped }
+
 // writer writes the report of the results in store.
 type writer struct {
 	o     *Options

@@ -38,6 +38,26 @@ func TestParseKnobAndCombos(t *testing.T) {
 	}
 }
 
+// TestParseKnobSameValue: two spellings of one value are refused as the
+// same spelling twice is (alpha=0.5,0.50 ran two cells of one run).
+func TestParseKnobSameValue(t *testing.T) {
+	for _, tt := range []struct{ grid, want string }{
+		{"alpha=0.5,0.5", "value 0.5 twice"},
+		{"alpha=0.5,0.50", "value 0.50 twice (as 0.5)"},
+		{"lr=1e-2,0.01", "value 0.01 twice (as 1e-2)"},
+		{"hidden=64,064", "value 064 twice (as 64)"},
+		{ClientDropout + "=0.1,.1", "value .1 twice (as 0.1)"},
+	} {
+		if _, err := ParseKnob(tt.grid); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseKnob(%q) = %v, want an error with %q", tt.grid, err, tt.want)
+		}
+	}
+	// Values that do not parse are left to the settings' own refusal.
+	if k, err := ParseKnob("hidden=8,x"); err != nil || len(k.Values) != 2 {
+		t.Errorf("ParseKnob(hidden=8,x) = %+v, %v", k, err)
+	}
+}
+
 // TestRun sweeps two knobs of a tiny preset, checks the report and the
 // figures, rejects a value out of range, and resumes without recomputing.
 func TestRun(t *testing.T) {

@@ -184,10 +184,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err := d.Claim(g.cells); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}
+	defer d.Release() // d.Run does, but for an error before it
 	var mine []*study.Cell
-	for i, c := range g.cells {
-		if d.Shard.Owns(i) {
-			mine = append(mine, c)
+	for i, m := range d.Shard.Mine(g.cells) {
+		if m {
+			mine = append(mine, g.cells[i])
 		}
 	}
 	if err := study.Reuse(opts.Out, d.Shard.File(), opts.Reuse, mine); err != nil {
@@ -217,17 +218,12 @@ func Load(opts Options) (*Result, error) {
 // Stored returns how many of the runs r's options ask for are stored, of
 // how many.
 func (r *Result) Stored() (stored, runs int) {
-	for _, c := range r.g.cells {
-		if _, ok := r.store.Get(c.Key()); ok {
-			stored++
-		}
-	}
-	return stored, len(r.g.cells)
+	return r.store.Stored(r.g.cells), len(r.g.cells)
 }
 
-// Torn returns the lines of the results files that did not parse and
-// were skipped, by file (see study.Store).
-func (r *Result) Torn() map[string]int { return r.store.Torn }
+// Torn returns the lines of the results files that were skipped, by
+// file (see study.Store.Skipped).
+func (r *Result) Torn() map[string]study.SkippedLines { return r.store.Skipped }
 
 // Render writes the Markdown table of r: the cells' mean ± std beside
 // the paper's values, the settings and what is still missing.

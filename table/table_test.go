@@ -96,8 +96,8 @@ func TestRunResumes(t *testing.T) {
 		t.Fatalf("third seed: %+v, want 2 run and 4 reused", st)
 	}
 	store, err := study.OpenStore(dir, study.ResultsFile)
-	if err != nil || store.Torn[study.ResultsFile] != 1 || len(store.Records()) != 6 {
-		t.Fatalf("OpenStore: %d results, %d torn, %v; want 6 and 1", len(store.Records()), store.Torn[study.ResultsFile], err)
+	if err != nil || store.Skipped[study.ResultsFile].Torn != 1 || len(store.Records()) != 6 {
+		t.Fatalf("OpenStore: %d results, %d torn, %v; want 6 and 1", len(store.Records()), store.Skipped[study.ResultsFile].Torn, err)
 	}
 	for _, r := range store.Records() {
 		c, err := r.Config()
