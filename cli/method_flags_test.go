@@ -39,3 +39,32 @@ func TestMethodSettingNamedAsAFlag(t *testing.T) {
 		}
 	}
 }
+
+// ptrAvg is FedAvg returned as a pointer with no MarshalState.
+type ptrAvg struct{ sim.Strategy }
+
+// TestRunCheckpointRefusedAtStart: run -checkpoint with a method whose
+// state a checkpoint cannot save is refused before its first round, not
+// at its first save or interrupt (the rounds run until then were lost).
+func TestRunCheckpointRefusedAtStart(t *testing.T) {
+	if os.Getenv("FEDAUX_TEST_CHILD") == t.Name() {
+		sim.Register(sim.Method{Name: "ptravg", Describe: "FedAvg as a pointer (tests)",
+			New: func(c *sim.Config) (sim.Strategy, error) {
+				m, _ := sim.LookupMethod("fedavg")
+				st, err := m.New(c)
+				return &ptrAvg{st}, err
+			}})
+		os.Exit(Main(strings.Fields(os.Getenv("FEDAUX_TEST_ARGS"))))
+	}
+	ck := t.TempDir() + "/run.ck"
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
+	cmd.Env = append(os.Environ(), "FEDAUX_TEST_CHILD="+t.Name(),
+		"FEDAUX_TEST_ARGS=run -preset sbm -algo ptravg -rounds 50 -hidden 8 -checkpoint "+ck)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "checkpoints to "+ck+": sim: strategy ptravg may keep state across rounds (it is a pointer") {
+		t.Errorf("%v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "round 1/") {
+		t.Errorf("rounds ran before the refusal:\n%s", out)
+	}
+}

@@ -185,6 +185,33 @@ func CheckCheckpointPath(path string) error {
 // the reports never change, and the messages do only in the next Step.
 func (e *Engine) checkpoint() (*Checkpoint, error) { return e.state(true) }
 
+// Checkpointable reports why the engine's state cannot be saved in a
+// checkpoint (SaveCheckpoint, the console's rollback and fork): a
+// strategy or client hook that may keep state it cannot save, or a
+// client that cannot be checkpointed; nil when it can. A run that will
+// checkpoint checks it before its first round, so that it is refused at
+// its start rather than at its first save or interrupt.
+func (e *Engine) Checkpointable() error {
+	if why := unsaved(e.strategy); why != "" {
+		return fmt.Errorf("sim: strategy %s %s", e.cfg.Algo, why)
+	}
+	for i, r := range e.runners {
+		switch c := r.(type) {
+		case *Client:
+			if c.hook == nil {
+				continue
+			}
+			if why := unsaved(c.hook); why != "" {
+				return fmt.Errorf("sim: client %d: its ClientHook (%T) %s", c.ID, c.hook, why)
+			}
+		case clientCheckpointer:
+		default:
+			return fmt.Errorf("sim: client %d: its runner (%T) cannot be checkpointed", i, r)
+		}
+	}
+	return nil
+}
+
 // state is checkpoint, with the run log's mark when withLog (a
 // checkpoint file needs it; the state Rollback keeps does not).
 func (e *Engine) state(withLog bool) (*Checkpoint, error) {
@@ -228,8 +255,8 @@ func (e *Engine) state(withLog bool) (*Checkpoint, error) {
 			return nil, fmt.Errorf("strategy %s: %w", e.cfg.Algo, err)
 		}
 		ck.Strategy = b
-	} else if why := keepsState(e.strategy); why != "" {
-		return nil, fmt.Errorf("strategy %s may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", e.cfg.Algo, why, stateHint)
+	} else if why := unsaved(e.strategy); why != "" {
+		return nil, fmt.Errorf("strategy %s %s", e.cfg.Algo, why)
 	}
 	if e.log != nil && withLog {
 		m, err := e.log.mark()

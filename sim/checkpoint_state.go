@@ -27,8 +27,8 @@ func (c *Client) State() (ClientState, error) {
 			if s.Hook, err = st.MarshalState(); err != nil {
 				return s, fmt.Errorf("client %d: %w", c.ID, err)
 			}
-		} else if why := keepsState(c.hook); why != "" {
-			return s, fmt.Errorf("client %d: its ClientHook (%T) may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", c.ID, c.hook, why, stateHint)
+		} else if why := unsaved(c.hook); why != "" {
+			return s, fmt.Errorf("client %d: its ClientHook (%T) %s", c.ID, c.hook, why)
 		}
 	}
 	return s, nil
@@ -106,6 +106,18 @@ func keepsState(st any) string {
 		return ""
 	}
 	return refs(t, "")
+}
+
+// unsaved says why a checkpoint cannot save the strategy or hook st: it
+// may keep state (keepsState) and is not Stateful; "" when it can.
+func unsaved(st any) string {
+	if _, ok := st.(Stateful); ok {
+		return ""
+	}
+	if why := keepsState(st); why != "" {
+		return fmt.Sprintf("may keep state across rounds (%s) but has no MarshalState/UnmarshalState: %s", why, stateHint)
+	}
+	return ""
 }
 
 // stateHint is what a strategy or hook that may keep state and cannot

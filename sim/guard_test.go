@@ -193,3 +193,29 @@ func TestUsesCheckedAtNew(t *testing.T) {
 		sim.Unregister("viewer")
 	}
 }
+
+// TestCheckpointable checks that Checkpointable says, before any round,
+// what SaveCheckpoint would refuse, and nil for a strategy it saves.
+func TestCheckpointable(t *testing.T) {
+	d := sim.SmallData(t, 3)
+	avg, _ := newOf(methods.FedAvg)(&sim.Config{})
+	register(t, sim.Method{Name: "ptrmethod", Describe: "FedAvg as a pointer (tests)",
+		New: func(*sim.Config) (sim.Strategy, error) { return &plainPtr{Strategy: avg}, nil }})
+	for algo, want := range map[sim.Algorithm]string{
+		methods.FedAvg: "",
+		methods.GCFL:   "", // a pointer, Stateful
+		"ptrmethod":    "sim: strategy ptrmethod may keep state across rounds (it is a pointer",
+	} {
+		e, err := sim.New(sim.SmallConfig(algo), d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.Checkpointable()
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: Checkpointable: %v, want %q", algo, err, want)
+		}
+		if save := e.SaveCheckpoint(t.TempDir() + "/ck"); (save == nil) != (err == nil) {
+			t.Errorf("%s: Checkpointable %v but SaveCheckpoint %v", algo, err, save)
+		}
+	}
+}

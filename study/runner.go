@@ -289,6 +289,14 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 	if err := steered(c, e); err != nil { // by Observe, or in the checkpoint's run
 		return nil, err
 	}
+	// Checkpoints the caller asked for (fedaux run -checkpoint, every
+	// Every rounds) are refused now, not at the first save or interrupt,
+	// when the engine's state cannot be saved.
+	if path := r.checkpointPath(c); path != "" && (r.KeepCheckpoints || r.Every > 0) {
+		if err := e.Checkpointable(); err != nil {
+			return nil, fmt.Errorf("%s: checkpoints to %s: %w", c, path, err)
+		}
+	}
 	r.saved, r.savedRound = "", 0
 	if path := r.checkpointPath(c); path != "" && e.Round() > 0 {
 		r.saved, r.savedRound = path, e.Round()
