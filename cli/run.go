@@ -236,7 +236,7 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 	}
 	return &study.SeedRun{
 		Cell:  study.Cell{Scenario: p, Partition: p.ResolvePartition(env), Config: cfg, Dropout: f.clientDropout},
-		Seeds: f.seeds, Checkpoint: ck, Every: f.ckEvery, LogPath: f.logPath,
+		Seeds: f.seeds, Checkpoint: ck, Asked: f.checkpoint != "", Every: f.ckEvery, LogPath: f.logPath,
 	}, env, nil
 }
 
@@ -284,7 +284,7 @@ func (f *runFlags) resumed(env presets.Env) (*study.SeedRun, presets.Env, error)
 		sr.LogPath = f.logPath
 	}
 	if f.checkpoint != "" {
-		sr.Checkpoint = f.checkpoint
+		sr.Checkpoint, sr.Asked = f.checkpoint, true
 	}
 	if set["checkpoint-every"] {
 		sr.Every = f.ckEvery

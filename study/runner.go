@@ -49,6 +49,11 @@ type Runner struct {
 	Resume func(c *Cell) string
 	// Every, when positive, saves the cell in flight every Every rounds.
 	Every int
+	// CheckpointsAsked says that the caller asked for Checkpoint's
+	// checkpoints, not only at an interrupt (fedaux run -checkpoint).
+	// With it, or with Every, a cell whose state cannot be saved
+	// (sim.Engine.Checkpointable) fails before its first round.
+	CheckpointsAsked bool
 	// KeepCheckpoints keeps a cell's checkpoint once its record is stored
 	// (fedaux run); otherwise it is removed.
 	KeepCheckpoints bool
@@ -292,7 +297,7 @@ func (r *Runner) runCell(ctx context.Context, n, total int, c *Cell) (*Record, e
 	// Checkpoints the caller asked for (fedaux run -checkpoint, every
 	// Every rounds) are refused now, not at the first save or interrupt,
 	// when the engine's state cannot be saved.
-	if path := r.checkpointPath(c); path != "" && (r.KeepCheckpoints || r.Every > 0) {
+	if path := r.checkpointPath(c); path != "" && (r.CheckpointsAsked || r.Every > 0) {
 		if err := e.Checkpointable(); err != nil {
 			return nil, fmt.Errorf("%s: checkpoints to %s: %w", c, path, err)
 		}

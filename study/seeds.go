@@ -22,7 +22,12 @@ type SeedRun struct {
 	Seeds int
 	// Checkpoint is the checkpoint file.
 	Checkpoint string
-	Every      int
+	// Asked says that the caller asked for checkpoints in Checkpoint
+	// (fedaux run -checkpoint), not only at an interrupt: a run whose
+	// state cannot be saved is then refused before its first round, as
+	// it is with Every.
+	Asked bool
+	Every int
 	// LogPath is the run log's path, kept in checkpoints so that a
 	// resumed run appends to it ("" for none).
 	LogPath string
@@ -74,6 +79,7 @@ func (s *SeedRun) Run(ctx context.Context, r *Runner) ([]*Record, error) {
 		return s.resumed
 	}
 	r.Every = s.Every
+	r.CheckpointsAsked = s.Asked
 	r.KeepCheckpoints = true
 	logAbs := ""
 	if s.LogPath != "" {
