@@ -484,9 +484,14 @@ func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
 		return nil
 	}
 	m.act = idle
-	if msg.err != nil {
+	switch {
+	case errors.Is(msg.err, sim.ErrNoRollback):
+		// The run keeps no state to go back to: its method's cannot be
+		// saved (the note at the run's start says why).
+		m.logf(true, "this run cannot roll back (rollback is off for %s): %s", m.cfg.Algo, restartHint)
+	case msg.err != nil:
 		m.logf(true, "the engine cannot roll back (%v): %s", msg.err, restartHint)
-	} else {
+	default:
 		how := "as it was"
 		if msg.recomputed > 0 {
 			how = fmt.Sprintf("rounds %d-%d recomputed bit for bit from the state kept at round %d", msg.rounds-msg.recomputed+1, msg.rounds, msg.rounds-msg.recomputed)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
@@ -103,7 +105,8 @@ func (*ptrFedAvg) Name() sim.Algorithm { return "tui_ptr_fedavg" }
 
 // TestFailedForkLeavesNoLog: a fork that fails (here, of a strategy
 // whose state a checkpoint cannot save) says why and leaves no empty run
-// log for branch B behind. The method it registers for that lives in a
+// log for branch B behind; a failed round of that run says that it
+// cannot be rolled back. The method it registers for that lives in a
 // child process, out of the way of the tests that list every method.
 func TestFailedForkLeavesNoLog(t *testing.T) {
 	if os.Getenv("FEDAUX_TEST_CHILD") != t.Name() {
@@ -148,5 +151,19 @@ func TestFailedForkLeavesNoLog(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(files) != 1 {
 		t.Errorf("files after a failed fork: %v, want the session's log only", files)
+	}
+	// A round that fails cannot be rolled back either: the console says
+	// rollback is off for the method, not that "no round failed".
+	hooks := &sim.FaultHooks{Corrupt: func(round, client, epoch int, loss *float64, ps []*gnn.Param) {
+		if round == 2 && client == 3 {
+			ps[0].Grad[0] = math.NaN()
+		}
+	}}
+	if err := m.Engine().SetFaults(sim.Faults{Hooks: hooks}); err != nil {
+		t.Fatal(err)
+	}
+	press(m, "n")
+	if last := m.events[len(m.events)-1].text; !strings.Contains(last, "this run cannot roll back (rollback is off for tui_ptr_fedavg): r restarts") {
+		t.Errorf("after a failed round: %q", last)
 	}
 }
