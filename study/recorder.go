@@ -59,17 +59,25 @@ func (Nop) End()                                       {}
 // Lines is a Recorder that prints plain lines: the plan, every Every-th
 // round (and the last), and every finished cell with the time left.
 type Lines struct {
-	W      io.Writer
-	Prefix string // "table: ", ...
-	Every  int    // rounds between round lines; 0 means 10
+	W      io.Writer // nil writes nothing
+	Prefix string    // "table: ", ...
+	Every  int       // rounds between round lines; 0 means 10
 	start  time.Time
 	ran    int
+}
+
+// out is W, or io.Discard when W is nil.
+func (l *Lines) out() io.Writer {
+	if l.W == nil {
+		return io.Discard
+	}
+	return l.W
 }
 
 func (l *Lines) Plan(p Plan) {
 	l.start = time.Now()
 	if p.Cells <= 1 {
-		ReportTorn(l.W, l.Prefix, p.SkippedLines)
+		ReportTorn(l.out(), l.Prefix, p.SkippedLines)
 		return
 	}
 	shard := ""
@@ -87,8 +95,8 @@ func (l *Lines) Plan(p Plan) {
 	if p.Skipped > 0 {
 		skipped += fmt.Sprintf(", %d skipped (no data)", p.Skipped)
 	}
-	fmt.Fprintf(l.W, "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
-	ReportTorn(l.W, l.Prefix, p.SkippedLines)
+	fmt.Fprintf(l.out(), "%s%d cells%s, %d already%s%s, %d to run\n", l.Prefix, p.Cells, shard, p.Reused, where, skipped, p.ToRun)
+	ReportTorn(l.out(), l.Prefix, p.SkippedLines)
 }
 
 // SharedNote says that n cells share a run ("2 share a run"): cells
@@ -130,9 +138,9 @@ func ReportTorn(w io.Writer, prefix string, skipped map[string]SkippedLines) {
 func (l *Lines) Start(n, total int, c *Cell, from int) {
 	switch {
 	case from > 0: // a resumed run is said even when it is the only one
-		fmt.Fprintf(l.W, "%s[%d/%d] %s: %d rounds, resumed from its checkpoint at round %d\n", l.Prefix, n, total, c, c.Config.Rounds, from)
+		fmt.Fprintf(l.out(), "%s[%d/%d] %s: %d rounds, resumed from its checkpoint at round %d\n", l.Prefix, n, total, c, c.Config.Rounds, from)
 	case total > 1:
-		fmt.Fprintf(l.W, "%s[%d/%d] %s: %d rounds\n", l.Prefix, n, total, c, c.Config.Rounds)
+		fmt.Fprintf(l.out(), "%s[%d/%d] %s: %d rounds\n", l.Prefix, n, total, c, c.Config.Rounds)
 	}
 }
 
@@ -148,7 +156,7 @@ func (l *Lines) Round(c *Cell, r *sim.RoundReport, s sim.Summary) {
 	if r.Round%every != 0 && r.Round != c.Config.Rounds {
 		return
 	}
-	fmt.Fprintf(l.W, "%sseed %d round %3d/%d  val %6.2f  test %6.2f  best val %6.2f (round %d)  %.3f s/round\n",
+	fmt.Fprintf(l.out(), "%sseed %d round %3d/%d  val %6.2f  test %6.2f  best val %6.2f (round %d)  %.3f s/round\n",
 		l.Prefix, c.Config.Seed, r.Round, c.Config.Rounds, r.MeanVal, r.MeanTest, s.BestVal, s.BestRound, r.Seconds)
 }
 
@@ -159,13 +167,16 @@ func (l *Lines) Finish(n, total int, c *Cell, r *Record) {
 	l.ran++
 	elapsed := time.Since(l.start)
 	eta := time.Duration(float64(elapsed) / float64(l.ran) * float64(total-n))
-	fmt.Fprintf(l.W, "%s[%d/%d] %s: %.2f (best val round %d) in %.1f s; elapsed %s, about %s left\n",
+	fmt.Fprintf(l.out(), "%s[%d/%d] %s: %.2f (best val round %d) in %.1f s; elapsed %s, about %s left\n",
 		l.Prefix, n, total, c, r.TestAtBestVal, r.BestRound, r.Seconds, elapsed.Round(time.Second), eta.Round(time.Second))
 }
 
 // Progress returns the Recorder for progress on w: a Bar on a terminal,
-// else Lines.
+// else Lines; Nop for a nil w.
 func Progress(w io.Writer, prefix string) Recorder {
+	if w == nil {
+		return Nop{}
+	}
 	if IsTerminal(w) {
 		return NewBar(w, prefix)
 	}

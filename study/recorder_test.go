@@ -3,6 +3,8 @@ package study
 import (
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestLinesPlanTorn: the plan names every results file with lines that
@@ -16,5 +18,18 @@ func TestLinesPlanTorn(t *testing.T) {
 		if !strings.Contains(out, "table: results.jsonl: 2 line(s) did not parse") || strings.Contains(out, "shard-1") {
 			t.Errorf("%d cells: %q", cells, out)
 		}
+	}
+}
+
+// TestNilWriterRecorders: Lines with no W and Progress(nil) record
+// nothing instead of panicking once the work has run.
+func TestNilWriterRecorders(t *testing.T) {
+	c := &Cell{}
+	for _, r := range []Recorder{&Lines{}, Progress(nil, "x: ")} {
+		r.Plan(Plan{Cells: 2, ToRun: 2})
+		r.Start(1, 2, c, 0)
+		r.Round(c, &sim.RoundReport{Round: 1}, sim.Summary{})
+		r.Finish(1, 2, c, &Record{})
+		r.End()
 	}
 }
