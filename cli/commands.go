@@ -85,20 +85,42 @@ func commandUsage(name string) string {
 }
 
 // newFlagSet returns the flag set of a command, which reports its
-// errors and its usage (-h) on out.
+// errors and its usage (-h) on out. After an error it says where the
+// flags are, in one line, instead of listing them all under the error.
 func newFlagSet(name string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
+	cw := &countWriter{w: out}
+	fs.SetOutput(cw)
+	seen := 0
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), commandUsage(name))
+		// The flag package writes a parse error just before it calls
+		// Usage, and nothing before -h's.
+		if cw.n > seen {
+			fmt.Fprintf(cw, "run 'fedaux help %s' for its flags\n", name)
+			seen = cw.n
+			return
+		}
+		fmt.Fprint(cw, commandUsage(name))
 		var any bool
 		fs.VisitAll(func(*flag.Flag) { any = true })
 		if any {
-			fmt.Fprint(fs.Output(), "\nFlags:\n")
+			fmt.Fprint(cw, "\nFlags:\n")
 			fs.PrintDefaults()
 		}
+		seen = cw.n
 	}
 	return fs
+}
+
+// countWriter is a writer that counts the writes to w.
+type countWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n++
+	return c.w.Write(p)
 }
 
 // helpCmd is `fedaux help [COMMAND]`.

@@ -75,6 +75,7 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"sweep", "-h"}, 0, "", "usage: fedaux sweep -preset"},
 		{[]string{"nope"}, 2, "", `unknown command "nope"`},
 		{[]string{"-start", "x"}, 1, "", `invalid value "x" for flag -start`}, // the console's flags
+		{[]string{"run", "-rounds", "x"}, 1, "", "invalid value \"x\" for flag -rounds: want an integer\nrun 'fedaux help run' for its flags\nfedaux: invalid"},
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
 		{[]string{"presets"}, 0, "methods (-algo NAME):\nfedaux         FedAux: masked GCN", ""},

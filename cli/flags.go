@@ -80,7 +80,6 @@ func (s settingFlag) Set(v string) error {
 func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 	f := &runFlags{fs: newFlagSet(name, out), settings: map[string]string{}}
 	fs := f.fs
-	fs.SetOutput(out)
 	if name != "table" {
 		fs.StringVar(&f.preset, "preset", defaultPreset, "scenario `name` (see 'fedaux presets'); comma-separated for a sweep")
 	}
