@@ -399,3 +399,32 @@ func TestCPUClause(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLookupWithoutFirstClients runs a table whose Lookup has no
+// preset for the first client count: its cells are dashes, the others
+// run.
+func TestRunLookupWithoutFirstClients(t *testing.T) {
+	dir := t.TempDir()
+	o := tinyOptions(dir, 1)
+	o.Clients = []int{3, 4}
+	o.Lookup = func(ds string, k int) (*presets.Preset, error) {
+		if k == 3 {
+			return nil, nil
+		}
+		return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
+	}
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ran != 2 {
+		t.Errorf("%+v, want the 2 runs of 4 clients", st)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, MarkdownFile(Main)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "| method | 3 clients | 4 clients |") || !strings.Contains(string(text), "| FedAvg | – |") {
+		t.Errorf("table:\n%s", text)
+	}
+}
