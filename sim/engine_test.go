@@ -166,6 +166,10 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *sim.Config) { c.Sigma = 0 }, "sigma"},
 		{func(c *sim.Config) { c.Kernel = "gpu" }, "kernel"},
 		{func(c *sim.Config) { c.Dropout = 1 }, "dropout"},
+		{func(c *sim.Config) { c.Score = 9 }, "score"},
+		{func(c *sim.Config) { c.Score = -1 }, "score"},
+		{func(c *sim.Config) { c.Source = "cosine" }, "sim"},
+		{func(c *sim.Config) { c.Precision = 7 }, "precision"},
 	}
 	for _, tt := range tests {
 		c := sim.DefaultConfig()
