@@ -91,6 +91,7 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"run", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"stats", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
+		{[]string{"run", "-preset", "sbm", "-partners", "100"}, 1, "", "fedaux: -partners: 100, want <= 20, the number of clients\n"},
 	}
 	for i, tt := range tests {
 		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))

@@ -148,7 +148,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return nil, err
 	}
 	if err := ValidateKnob("partners", cfg.Partners, len(data.Clients)); err != nil {
-		return nil, fmt.Errorf("-partners: %w", err)
+		return nil, err
 	}
 	st, err := newStrategy(&cfg)
 	if err != nil {
