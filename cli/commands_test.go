@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestUsageListsEveryCommand checks that the usage text has one line per
@@ -139,5 +141,23 @@ func TestRunWarnsUnreadSetting(t *testing.T) {
 	stderr.Reset()
 	if err := runCmd([]string{"-preset", "sbm", "-rounds", "1", "-hidden", "8", "-algo", "fedprox", "-mu", "5"}, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "does not read") {
 		t.Errorf("fedprox -mu: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestFlagError checks that the library's setting errors are said with
+// the flags' names, sim's client_dropout as -dropout.
+func TestFlagError(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&sim.SettingError{Key: "rounds", Value: "0", Want: ">= 1"}, "-rounds: 0, want >= 1"},
+		{&sim.SettingError{Key: "dropout", Value: "1", Want: "0 <= p < 1"}, "-model-dropout: 1, want 0 <= p < 1"},
+		{fmt.Errorf("seed 1: %w", &sim.SettingError{Key: "client_dropout", Value: "0.2", Want: "0: strategy x keeps state"}), "-dropout: 0.2, want 0: strategy x keeps state"},
+		{errors.New("sim: other"), "sim: other"},
+	} {
+		if got := flagError(tt.err).Error(); got != tt.want {
+			t.Errorf("flagError(%v) = %q, want %q", tt.err, got, tt.want)
+		}
 	}
 }

@@ -259,8 +259,10 @@ func (f *runFlags) apply(c sim.Config) (sim.Config, error) {
 	return c, flagError(c.Validate())
 }
 
-// settingFlags maps the settings whose flag is not their name.
-var settingFlags = map[string]string{"dropout": "model-dropout", "apv_mix": "apv-mix"}
+// settingFlags maps the settings whose flag is not their name; sim's
+// client_dropout (Faults.Dropout, which sim.Settings does not list) is
+// -dropout.
+var settingFlags = map[string]string{"dropout": "model-dropout", "apv_mix": "apv-mix", "client_dropout": "dropout"}
 
 // flagName returns the flag of a setting (sim.Settings), or of the
 // setting a "KEY: ..." message starts with, without its dash.

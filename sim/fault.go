@@ -66,14 +66,20 @@ type FaultHooks struct {
 
 // SetFaults sets the simulated client faults. Call it before the first
 // round: the dropout probability is part of a run's settings, recorded in
-// its checkpoints and run line.
+// its checkpoints and run line (as client_dropout). A dropout out of
+// range, or one a strategy cannot take, is a *SettingError with the key
+// client_dropout.
 func (e *Engine) SetFaults(f Faults) error {
 	if !(f.Dropout >= 0 && f.Dropout < 1) {
-		return fmt.Errorf("-dropout: %v, want a client dropout probability 0 <= p < 1", f.Dropout)
+		return &SettingError{"client_dropout", fmtFloat(f.Dropout), "0 <= p < 1"}
 	}
 	absences := f.Dropout > 0 || (f.Hooks != nil && (f.Hooks.Absent != nil || f.Hooks.Fail != nil))
 	if pm, ok := e.strategy.(PartialMixer); absences && mayKeepState(e.strategy) && (!ok || !pm.MixesPartialRounds()) {
-		return fmt.Errorf("-dropout: strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.strategy.Name())
+		why := fmt.Sprintf("strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.strategy.Name())
+		if f.Dropout > 0 {
+			return &SettingError{"client_dropout", fmtFloat(f.Dropout), "0: " + why}
+		}
+		return errors.New("sim: Faults.Hooks: " + why)
 	}
 	e.faults = f
 	for _, r := range e.runners {

@@ -249,8 +249,9 @@ func TestNonFiniteUpdate(t *testing.T) {
 func TestSetFaultsValidates(t *testing.T) {
 	e := scenarios()[0].engine(t, 1, nil)
 	for _, p := range []float64{-0.1, 1, math.NaN()} {
-		if err := e.SetFaults(sim.Faults{Dropout: p}); err == nil || !strings.Contains(err.Error(), "-dropout") {
-			t.Errorf("dropout %v: %v", p, err)
+		err := e.SetFaults(sim.Faults{Dropout: p})
+		if sim.SettingKey(err) != "client_dropout" || !strings.HasPrefix(err.Error(), "sim: client_dropout = ") || !strings.HasSuffix(err.Error(), ", want 0 <= p < 1") {
+			t.Errorf("dropout %v: %v, want a SettingError naming client_dropout", p, err)
 		}
 	}
 }
@@ -331,8 +332,12 @@ func TestStatefulStrategyGuards(t *testing.T) {
 	}
 	e := scenarios()[1].engine(t, 1, nil)
 	e.SetStrategy(&statefulAvg{newStrategy(t, methods.FedAvg)})
-	if err := e.SetFaults(sim.Faults{Dropout: 0.2}); err == nil || !strings.Contains(err.Error(), "-dropout") {
+	if err := e.SetFaults(sim.Faults{Dropout: 0.2}); sim.SettingKey(err) != "client_dropout" || !strings.HasPrefix(err.Error(), "sim: client_dropout = 0.2, want 0: strategy fedavg keeps per-client state") {
 		t.Errorf("dropout with a stateful strategy: %v", err)
+	}
+	absent := &sim.FaultHooks{Absent: func(round, client int) bool { return false }}
+	if err := e.SetFaults(sim.Faults{Hooks: absent}); err == nil || !strings.HasPrefix(err.Error(), "sim: Faults.Hooks: strategy fedavg keeps per-client state") {
+		t.Errorf("absences with a stateful strategy: %v", err)
 	}
 	if err := e.SaveCheckpoint(filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "MarshalState") {
 		t.Errorf("checkpoint of a stateful strategy: %v", err)

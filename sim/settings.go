@@ -36,7 +36,9 @@ func Numerics(p gnn.Precision) int {
 }
 
 // A SettingError reports a setting of Config that does not parse or is
-// out of range. Key is the setting's name as Settings lists it.
+// out of range. Key is the setting's name as Settings lists it, or one
+// of the run's settings Settings does not list: workers (Config.Workers)
+// or client_dropout (Faults.Dropout, see Engine.SetFaults).
 type SettingError struct {
 	Key   string
 	Value string
