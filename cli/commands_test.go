@@ -94,6 +94,8 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"stats", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
 		{[]string{"run", "-preset", "sbm", "-partners", "100"}, 1, "", "fedaux: -partners: 100, want <= 20, the number of clients\n"},
+		{[]string{"run", "-preset", "sbm-gauss", "-set", "clients=2", "-set", "sbm.nodes=60000", "-set", "sbm.groups=2", "-set", "sbm.intra=0.0001,0.0002", "-set", "sbm.inter=0.00001", "-kernel", "dense"},
+			1, "", "fedaux: -kernel: dense, want fast or auto: client 0 has 30000 nodes; its 6866 MiB kernel matrix is over the 4096 MiB budget\n"},
 	}
 	for i, tt := range tests {
 		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))

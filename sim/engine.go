@@ -178,8 +178,8 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		// Refused here rather than at the first forward pass, naming the
 		// client.
 		if n := int64(c.Graph.N()); cfg.Kernel == "dense" && usesKernel && n*n*8 > gnn.DefaultDenseBudget {
-			return nil, fmt.Errorf("-kernel dense: client %d has %d nodes; its %d MiB kernel matrix is over the %d MiB budget (use -kernel fast or auto)",
-				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)
+			return nil, &SettingError{"kernel", string(cfg.Kernel), fmt.Sprintf("fast or auto: client %d has %d nodes; its %d MiB kernel matrix is over the %d MiB budget",
+				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)}
 		}
 	}
 	// The strategy is asked once; the clients are built on the workers
