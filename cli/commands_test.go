@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -94,6 +95,7 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"stats", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
 		{[]string{"run", "-preset", "sbm", "-partners", "100"}, 1, "", "fedaux: -partners: 100, want <= 20, the number of clients\n"},
+		{[]string{"run", "-preset", "pubmed-5", "-data", dir}, 1, "", "fedaux: preset pubmed-5: graph: graph " + filepath.Join(dir, "pubmed.npz") + " not found (data directory " + dir + "; set -data or FEDAUX_DATA). Get it with `fedaux data get pubmed`"},
 		{[]string{"run", "-preset", "sbm-gauss", "-set", "clients=2", "-set", "sbm.nodes=60000", "-set", "sbm.groups=2", "-set", "sbm.intra=0.0001,0.0002", "-set", "sbm.inter=0.00001", "-kernel", "dense"},
 			1, "", "fedaux: -kernel: dense, want fast or auto: client 0 has 30000 nodes; its 6866 MiB kernel matrix is over the 4096 MiB budget\n"},
 	}
@@ -160,6 +162,26 @@ func TestFlagError(t *testing.T) {
 	} {
 		if got := flagError(tt.err).Error(); got != tt.want {
 			t.Errorf("flagError(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestSay checks that the library's errors naming one of its fields are
+// said with the flag that sets it, wherever they are in the error.
+func TestSay(t *testing.T) {
+	partition := &presets.EnvError{Field: "Partition", Value: "metis", Err: errors.New("want ref or multilevel")}
+	data := &presets.EnvError{Field: "DataDir", Value: "/d", Err: errors.New("graph /d/x.npz not found")}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{partition, "-partition metis: want ref or multilevel"},
+		{fmt.Errorf("preset cora-5: %w", partition), "preset cora-5: -partition metis: want ref or multilevel"},
+		{fmt.Errorf("graph: %w. Get it", data), "graph: graph /d/x.npz not found (data directory /d; set -data or FEDAUX_DATA). Get it"},
+		{errors.New("other"), "other"},
+	} {
+		if got := say(tt.err); got != tt.want {
+			t.Errorf("say(%q) =\n%q, want\n%q", tt.err, got, tt.want)
 		}
 	}
 }

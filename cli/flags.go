@@ -287,6 +287,43 @@ func flagError(err error) error {
 	return err
 }
 
+// say returns err's message with the library's errors that name a field
+// of the library reworded to name the flag that sets it, wherever they
+// are in err's tree: presets' Env.Partition is -partition and
+// Env.DataDir -data.
+func say(err error) string {
+	msg := err.Error()
+	var visit func(error)
+	visit = func(e error) {
+		var words string
+		switch e := e.(type) {
+		case nil:
+			return
+		case *presets.EnvError:
+			switch e.Field {
+			case "Partition":
+				words = fmt.Sprintf("-partition %s: %v", e.Value, e.Err)
+			case "DataDir":
+				words = fmt.Sprintf("%v (data directory %s; set -data or FEDAUX_DATA)", e.Err, e.Value)
+			}
+		}
+		if words != "" {
+			msg = strings.Replace(msg, e.Error(), words, 1)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			visit(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				visit(e)
+			}
+		}
+	}
+	visit(err)
+	return msg
+}
+
 // defaultOut is a study's output directory when -out is not given:
 // ./runs/KIND-P1+P2... after the scenarios' names.
 func defaultOut(kind string, ps []*presets.Preset) string {
