@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedaux/fedaux/datasets"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -171,6 +172,7 @@ func TestFlagError(t *testing.T) {
 func TestSay(t *testing.T) {
 	partition := &presets.EnvError{Field: "Partition", Value: "metis", Err: errors.New("want ref or multilevel")}
 	data := &presets.EnvError{Field: "DataDir", Value: "/d", Err: errors.New("graph /d/x.npz not found")}
+	file := &datasets.FileError{File: datasets.File{URL: "https://h/x.npz"}, URL: "https://h/x.npz", Dest: "/d/x.npz", Err: errors.New("404")}
 	for _, tt := range []struct {
 		err  error
 		want string
@@ -178,6 +180,9 @@ func TestSay(t *testing.T) {
 		{partition, "-partition metis: want ref or multilevel"},
 		{fmt.Errorf("preset cora-5: %w", partition), "preset cora-5: -partition metis: want ref or multilevel"},
 		{fmt.Errorf("graph: %w. Get it", data), "graph: graph /d/x.npz not found (data directory /d; set -data or FEDAUX_DATA). Get it"},
+		{errors.Join(fmt.Errorf("x: %w", file), fmt.Errorf("y: %w", file)),
+			"x: https://h/x.npz: 404\n  place the file by hand at /d/x.npz, or set -mirror / $FEDAUX_MIRROR to a server that holds /x.npz\n" +
+				"y: https://h/x.npz: 404\n  place the file by hand at /d/x.npz, or set -mirror / $FEDAUX_MIRROR to a server that holds /x.npz"},
 		{errors.New("other"), "other"},
 	} {
 		if got := say(tt.err); got != tt.want {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedaux/fedaux/datasets"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -289,8 +290,8 @@ func flagError(err error) error {
 
 // say returns err's message with the library's errors that name a field
 // of the library reworded to name the flag that sets it, wherever they
-// are in err's tree: presets' Env.Partition is -partition and
-// Env.DataDir -data.
+// are in err's tree: presets' Env.Partition is -partition, Env.DataDir
+// -data, and datasets' Options.Mirror -mirror.
 func say(err error) string {
 	msg := err.Error()
 	var visit func(error)
@@ -306,6 +307,8 @@ func say(err error) string {
 			case "DataDir":
 				words = fmt.Sprintf("%v (data directory %s; set -data or FEDAUX_DATA)", e.Err, e.Value)
 			}
+		case *datasets.FileError:
+			words = strings.Replace(e.Error(), "set Options.Mirror to", "set -mirror / $"+datasets.MirrorEnv+" to", 1)
 		}
 		if words != "" {
 			msg = strings.Replace(msg, e.Error(), words, 1)

@@ -62,7 +62,7 @@ func (e *FileError) Error() string {
 	case e.File.GitBlob != "":
 		how += " (git blob " + e.File.GitBlob + ")"
 	}
-	return fmt.Sprintf("%s: %v\n  %s, or set -mirror / $%s to a server that holds %s", e.URL, e.Err, how, MirrorEnv, e.File.MirrorPath())
+	return fmt.Sprintf("%s: %v\n  %s, or set Options.Mirror to a server that holds %s", e.URL, e.Err, how, e.File.MirrorPath())
 }
 
 func (e *FileError) Unwrap() error { return e.Err }

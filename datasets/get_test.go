@@ -232,7 +232,7 @@ func TestGetChecksumMismatch(t *testing.T) {
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "sha256 "+sum(bad)+", want "+sum(b)) {
 		t.Fatalf("error %v, want a checksum mismatch naming both sums", err)
 	}
-	for _, want := range []string{"place the file by hand at " + filepath.Join(dir, "toy.npz"), "/org/toy/raw/main/toy.npz"} {
+	for _, want := range []string{"place the file by hand at " + filepath.Join(dir, "toy.npz"), "or set Options.Mirror to a server that holds /org/toy/raw/main/toy.npz"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
