@@ -183,6 +183,8 @@ func TestSay(t *testing.T) {
 		{errors.Join(fmt.Errorf("x: %w", file), fmt.Errorf("y: %w", file)),
 			"x: https://h/x.npz: 404\n  place the file by hand at /d/x.npz, or set -mirror / $FEDAUX_MIRROR to a server that holds /x.npz\n" +
 				"y: https://h/x.npz: 404\n  place the file by hand at /d/x.npz, or set -mirror / $FEDAUX_MIRROR to a server that holds /x.npz"},
+		{&datasets.FileError{URL: "u", Dest: "/d/y", Err: errors.New("downloaded to /d/y.partial, but no checksum; check it and run again with Options.Unverified set to install it")},
+			"u: downloaded to /d/y.partial, but no checksum; check it and run again with -unverified to install it\n  place the file by hand at /d/y, or set -mirror / $FEDAUX_MIRROR to a server that holds "},
 		{errors.New("other"), "other"},
 	} {
 		if got := say(tt.err); got != tt.want {

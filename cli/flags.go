@@ -291,7 +291,8 @@ func flagError(err error) error {
 // say returns err's message with the library's errors that name a field
 // of the library reworded to name the flag that sets it, wherever they
 // are in err's tree: presets' Env.Partition is -partition, Env.DataDir
-// -data, and datasets' Options.Mirror -mirror.
+// -data, and datasets' Options.Mirror and Unverified -mirror and
+// -unverified.
 func say(err error) string {
 	msg := err.Error()
 	var visit func(error)
@@ -308,7 +309,8 @@ func say(err error) string {
 				words = fmt.Sprintf("%v (data directory %s; set -data or FEDAUX_DATA)", e.Err, e.Value)
 			}
 		case *datasets.FileError:
-			words = strings.Replace(e.Error(), "set Options.Mirror to", "set -mirror / $"+datasets.MirrorEnv+" to", 1)
+			words = strings.NewReplacer("Options.Unverified set", "-unverified",
+				"set Options.Mirror to", "set -mirror / $"+datasets.MirrorEnv+" to").Replace(e.Error())
 		}
 		if words != "" {
 			msg = strings.Replace(msg, e.Error(), words, 1)

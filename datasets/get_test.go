@@ -335,7 +335,7 @@ func TestGetUnverifiedAndUnpack(t *testing.T) {
 	defer ts.Close()
 	dir := t.TempDir()
 	err := Get(context.Background(), dir, []*Dataset{d}, Options{Mirror: ts.URL})
-	if err == nil || !strings.Contains(err.Error(), "sha256 "+sum(zbuf.Bytes())) || !strings.Contains(err.Error(), "-unverified") {
+	if err == nil || !strings.Contains(err.Error(), "sha256 "+sum(zbuf.Bytes())) || !strings.Contains(err.Error(), "run again with Options.Unverified set to install it") {
 		t.Fatalf("error %v, want a refusal naming the sha256", err)
 	}
 	if d.StatusIn(dir).State != Missing {
