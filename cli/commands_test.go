@@ -96,6 +96,8 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"stats", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
 		{[]string{"run", "-preset", "sbm", "-partners", "100"}, 1, "", "fedaux: -partners: 100, want <= 20, the number of clients\n"},
+		{[]string{"table", "-shard-count", "-1", "-out", dir}, 1, "", "fedaux: -shard-count: -1 is for -shard auto only\n"},
+		{[]string{"sweep", "-preset", "sbm", "-grid", "lr=0.1", "-shard", "0/2", "-shard-count", "2", "-out", dir}, 1, "", "fedaux: -shard-count: 2 is for -shard auto only\n"},
 		{[]string{"run", "-preset", "pubmed-5", "-data", dir}, 1, "", "fedaux: preset pubmed-5: graph: graph " + filepath.Join(dir, "pubmed.npz") + " not found (data directory " + dir + "; set -data or FEDAUX_DATA). Get it with `fedaux data get pubmed`"},
 		{[]string{"run", "-preset", "sbm-gauss", "-set", "clients=2", "-set", "sbm.nodes=60000", "-set", "sbm.groups=2", "-set", "sbm.intra=0.0001,0.0002", "-set", "sbm.inter=0.00001", "-kernel", "dense"},
 			1, "", "fedaux: -kernel: dense, want fast or auto: client 0 has 30000 nodes; its 6866 MiB kernel matrix is over the 4096 MiB budget\n"},

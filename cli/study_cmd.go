@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -72,6 +73,15 @@ func studyError(err error) error {
 		return fmt.Errorf("%w; put them in the data directory (-data or $FEDAUX_DATA; 'fedaux data' lists what it finds), or pass -skip-missing to run the others and mark these 'no data'", err)
 	}
 	return err
+}
+
+// parseShard reads -shard and -shard-count.
+func parseShard(shard string, count int) (study.Shard, error) {
+	if count != 0 && shard != "auto" {
+		return study.Shard{}, fmt.Errorf("-shard-count: %d is for -shard auto only", count)
+	}
+	sh, err := study.ParseShard(shard, count, os.Getenv)
+	return sh, shardError(err)
 }
 
 // shardError names the flag of a bad shard.
