@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -121,8 +122,8 @@ func (e *Engine) Meta() Meta { return e.meta }
 // round, control and summary lines there from now on.
 func (e *Engine) SetLog(l *RunLog) { e.log = l }
 
-// KnobHistory returns the knob changes made so far, in order.
-func (e *Engine) KnobHistory() []KnobChange { return e.controls }
+// KnobHistory returns a copy of the knob changes made so far, in order.
+func (e *Engine) KnobHistory() []KnobChange { return slices.Clone(e.controls) }
 
 // SaveCheckpoint writes the engine's state to path atomically: to a
 // temporary file in the same directory, synced, renamed over path, and

@@ -267,8 +267,11 @@ func (e *Engine) Round() int { return len(e.reports) }
 // Done reports whether the configured number of rounds has been run.
 func (e *Engine) Done() bool { return len(e.reports) >= e.cfg.Rounds }
 
-// Reports returns the reports of the rounds run so far.
-func (e *Engine) Reports() []*RoundReport { return e.reports }
+// Reports returns the reports of the rounds run so far, in a new slice.
+// The reports are the engine's own, as Step returns them (Want completes
+// the last one in place): read them, never change them, since Summary,
+// checkpoints, forks and exports read the same reports.
+func (e *Engine) Reports() []*RoundReport { return slices.Clone(e.reports) }
 
 // Knobs returns the knob values that the next round will use.
 func (e *Engine) Knobs() Knobs { return e.knobs }

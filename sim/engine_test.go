@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,4 +205,37 @@ func newStrategy(t testing.TB, algo sim.Algorithm) sim.Strategy {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestReportsAndKnobHistoryAreCopies checks that a caller's edits of the
+// slices Reports and KnobHistory return do not reach the engine.
+func TestReportsAndKnobHistoryAreCopies(t *testing.T) {
+	c := sim.SmallConfig("fedavg")
+	c.Rounds = 3
+	e, err := sim.New(c, sim.SmallData(t, 5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := e.Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetKnob("alpha", 2.5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	want, first := e.Summary(), e.Reports()[0]
+	reps := e.Reports()
+	reps[0] = &sim.RoundReport{Round: 1, MeanVal: 100, MeanTest: 100}
+	slices.Reverse(reps)
+	if got := e.Summary(); !reflect.DeepEqual(got, want) || e.Reports()[0] != first {
+		t.Errorf("editing Reports' slice changed the engine: summary %+v, want %+v", got, want)
+	}
+	h := e.KnobHistory()
+	h[0].To = 99
+	if got := e.KnobHistory()[0].To; got != 2.5 {
+		t.Errorf("editing KnobHistory's slice changed the engine's history: alpha to %v, want 2.5", got)
+	}
 }
