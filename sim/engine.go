@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -96,8 +97,18 @@ type RoundReport struct {
 	matrices []Matrix // built once (Matrices); not saved in checkpoints
 }
 
+// ErrBusy is returned by a Step, Run or Rollback called while another
+// one runs on the same engine.
+var ErrBusy = errors.New("sim: engine busy: a round is already running (an Engine is not safe for concurrent use)")
+
 // Engine runs a federation round by round.
+//
+// An Engine is not safe for concurrent use: call its methods from one
+// goroutine at a time. Want is the exception: it may be called while a
+// round runs. A Step, Run or Rollback called while another one runs
+// returns ErrBusy instead of racing with it.
 type Engine struct {
+	busy     atomic.Bool // a Step, Run or Rollback is running
 	cfg      Config
 	data     *Data
 	strategy Strategy
@@ -316,6 +327,15 @@ type controlLine struct {
 // report is appended to the run log. After an error the engine refuses to
 // go on, since clients may be half-way through the round.
 func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return nil, ErrBusy
+	}
+	defer e.busy.Store(false)
+	return e.step(ctx)
+}
+
+// step is Step, with the engine held.
+func (e *Engine) step(ctx context.Context) (*RoundReport, error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
 	}
@@ -487,8 +507,12 @@ func (e *Engine) broadcast(round int, absent []bool) [][]float64 {
 // Run steps until the configured number of rounds is done, calling
 // onRound after each, and writes the summary line to the log.
 func (e *Engine) Run(ctx context.Context, onRound func(*RoundReport)) (Summary, error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return Summary{}, ErrBusy
+	}
+	defer e.busy.Store(false)
 	for !e.Done() {
-		rep, err := e.Step(ctx)
+		rep, err := e.step(ctx)
 		if err != nil {
 			return e.Summary(), err
 		}

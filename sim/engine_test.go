@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fedaux/fedaux/sim"
@@ -237,5 +239,47 @@ func TestReportsAndKnobHistoryAreCopies(t *testing.T) {
 	h[0].To = 99
 	if got := e.KnobHistory()[0].To; got != 2.5 {
 		t.Errorf("editing KnobHistory's slice changed the engine's history: alpha to %v, want 2.5", got)
+	}
+}
+
+// TestConcurrentStepRefused runs a Step while another is in its round:
+// the second returns ErrBusy instead of racing with the first, which
+// goes on, and so does the engine.
+func TestConcurrentStepRefused(t *testing.T) {
+	c := sim.SmallConfig("fedavg")
+	c.Rounds = 3
+	e, err := sim.New(c, sim.SmallData(t, 5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	inRound, second := make(chan struct{}), make(chan error)
+	var once sync.Once
+	e.OnProgress = func(done, total int) {
+		once.Do(func() {
+			close(inRound)
+			<-second // wait until the second call has returned
+		})
+	}
+	first := make(chan error)
+	go func() {
+		_, err := e.Step(ctx)
+		first <- err
+	}()
+	<-inRound
+	var errs [2]error
+	_, errs[0] = e.Step(ctx)
+	_, errs[1] = e.Run(ctx, nil)
+	close(second)
+	if err := <-first; err != nil {
+		t.Fatalf("first Step: %v", err)
+	}
+	for i, name := range []string{"Step", "Run"} {
+		if !errors.Is(errs[i], sim.ErrBusy) {
+			t.Errorf("%s during a Step = %v, want ErrBusy", name, errs[i])
+		}
+	}
+	if _, err := e.Run(ctx, nil); err != nil || e.Round() != 3 {
+		t.Errorf("Run after: %v at round %d, want 3 rounds", err, e.Round())
 	}
 }

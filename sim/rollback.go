@@ -83,6 +83,10 @@ func (e *Engine) keepNow() error {
 // again. It returns the number of rounds completed and of rounds
 // recomputed. ctx bounds the recomputation; OnProgress is not called.
 func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return 0, 0, ErrBusy
+	}
+	defer e.busy.Store(false)
 	ck := e.kept
 	good := len(e.reports)
 	if e.broken == nil || ck == nil || ck.Round > good {
@@ -126,7 +130,7 @@ func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err erro
 				return fail(fmt.Errorf("recomputing round %d: %w", r, err))
 			}
 		}
-		rep, err := e.Step(ctx)
+		rep, err := e.step(ctx)
 		if err != nil {
 			return fail(fmt.Errorf("recomputing round %d: %w", r, err))
 		}
