@@ -201,6 +201,17 @@ func TestRunErrors(t *testing.T) {
 	if _, _, _, err := Defaults("figure"); err == nil {
 		t.Error("unknown table kind accepted")
 	}
+	for _, kind := range []string{"bogus", ""} {
+		o = tinyOptions(t.TempDir(), 1)
+		o.Kind = kind
+		want := fmt.Sprintf("table: kind = %q, want main, ablation or transfer", kind)
+		if _, err := Run(context.Background(), o); err == nil || err.Error() != want {
+			t.Errorf("Run with kind %q: %v, want %q", kind, err, want)
+		}
+		if _, err := Load(o); err == nil || err.Error() != want {
+			t.Errorf("Load with kind %q: %v, want %q", kind, err, want)
+		}
+	}
 }
 
 func TestFormatCell(t *testing.T) {
