@@ -6,7 +6,7 @@ import (
 )
 
 // Algorithm names a federated algorithm: a client model and a server
-// strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
+// strategy (see Algorithms and Algorithm.Describe; docs/method.md#baselines).
 type Algorithm string
 
 // ParseAlgorithm returns the algorithm named s.
