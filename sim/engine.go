@@ -130,6 +130,7 @@ type Engine struct {
 	rollback    bool        // SetRollback
 	kept        *Checkpoint // the state kept for Rollback (in memory)
 	recomputing bool        // Rollback is recomputing rounds
+	logStarted  bool        // the log has its run line (see logWrite)
 
 	// took is each client's wall time for its part of the last round it
 	// ran, from which runClients orders the next round's clients.
@@ -147,7 +148,12 @@ type Engine struct {
 
 // New builds an engine: one model initialisation shared by all clients
 // (round 1 starts every client from the same parameters), one client per
-// subgraph, and the strategy named by cfg.Algo. log may be nil.
+// subgraph, and the strategy named by cfg.Algo. log may be nil. A log
+// starts with its run line: a caller that has its own (presets.Header
+// names the scenario and its data files) writes it before the first
+// round, and SetMeta it for checkpoints and forks; when the engine
+// writes the log's first line (a round, a knob change or the summary)
+// it writes the run line first, Meta's Header or Header's.
 func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -310,7 +316,7 @@ func (e *Engine) SetKnob(name Knob, v float64) error {
 	}
 	c := KnobChange{Round: e.Round() + 1, Name: name, From: from, To: v}
 	e.controls = append(e.controls, c)
-	return e.log.Write(controlFor(c))
+	return e.logWrite(controlFor(c))
 }
 
 type controlLine struct {
@@ -396,7 +402,7 @@ func (e *Engine) step(ctx context.Context) (*RoundReport, error) {
 	rep.buildMatrices()
 	rep.Seconds = time.Since(start).Seconds()
 	e.reports = append(e.reports, rep)
-	if err := e.log.Write(roundLine{Type: "round", RoundReport: rep}); err != nil {
+	if err := e.logWrite(roundLine{Type: "round", RoundReport: rep}); err != nil {
 		e.broken = err
 		return rep, err
 	}
@@ -521,7 +527,7 @@ func (e *Engine) Run(ctx context.Context, onRound func(*RoundReport)) (Summary, 
 		}
 	}
 	s := e.Summary()
-	return s, e.log.Write(summaryLine{Type: "summary", Summary: s})
+	return s, e.logWrite(summaryLine{Type: "summary", Summary: s})
 }
 
 type summaryLine struct {
