@@ -1,6 +1,8 @@
 package presets
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/internal/datadir"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // dataEnv returns an Env on the shared data directory, or skips the test
@@ -183,5 +186,68 @@ func TestBuildVersion(t *testing.T) {
 	}
 	if !strings.HasPrefix(Version, "0.1.0") {
 		t.Errorf("Version = %q", Version)
+	}
+}
+
+// TestNewEngineMeta: the run line NewEngine writes is the engine's Meta
+// too, so that a fork's log starts with it (it started with the rounds);
+// without a log the Meta is the brief run line, computed without facts.
+func TestNewEngineMeta(t *testing.T) {
+	p, err := Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Rounds, cfg.Hidden, cfg.Workers = 98765, 2, 8, 1
+	dir := t.TempDir()
+	path, forkPath := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "fork.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := NewEngine(p, Env{}, cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	forkLog, err := sim.OpenRunLog(forkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Fork(forkLog); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*sim.RunLog{log, forkLog} {
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		return line
+	}
+	if got, want := first(forkPath), first(path); got != want {
+		t.Errorf("the fork's log starts with %.200s, want the run line %.200s", got, want)
+	}
+	if got := strings.TrimSpace(string(e.Meta().Header)); got != first(path) {
+		t.Errorf("Meta's Header %.200s, want the run line %.200s", got, first(path))
+	}
+
+	e, sc, err := NewEngine(p, Env{}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h sim.RunHeader
+	if err := json.Unmarshal(e.Meta().Header, &h); err != nil || h.Type != "run" || h.Preset != "sbm" || h.Version != Version {
+		t.Errorf("Meta's Header without a log: %s (%v), want the brief run line", e.Meta().Header, err)
+	}
+	if sc.facts != nil && sc.facts.m != nil {
+		t.Error("facts computed for an engine without a log")
 	}
 }
