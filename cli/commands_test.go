@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/datasets"
+	"github.com/fedaux/fedaux/presets"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestUsageListsEveryCommand checks that the usage text has one line per
@@ -93,6 +97,12 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"run", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"stats", "-preset", "sbm", "-partition", "louvain"}, 1, "", "-partition louvain: scenario sbm is an SBM"},
 		{[]string{"servercost", "-out", file}, 1, "", "-out: mkdir " + file + ": not a directory"},
+		{[]string{"run", "-preset", "sbm", "-partners", "100"}, 1, "", "fedaux: -partners: 100, want <= 20, the number of clients\n"},
+		{[]string{"table", "-shard-count", "-1", "-out", dir}, 1, "", "fedaux: -shard-count: -1 is for -shard auto only\n"},
+		{[]string{"sweep", "-preset", "sbm", "-grid", "lr=0.1", "-shard", "0/2", "-shard-count", "2", "-out", dir}, 1, "", "fedaux: -shard-count: 2 is for -shard auto only\n"},
+		{[]string{"run", "-preset", "pubmed-5", "-data", dir}, 1, "", "fedaux: preset pubmed-5: graph: graph " + filepath.Join(dir, "pubmed.npz") + " not found (data directory " + dir + "; set -data or FEDAUX_DATA). Get it with `fedaux data get pubmed`"},
+		{[]string{"run", "-preset", "sbm-gauss", "-set", "clients=2", "-set", "sbm.nodes=60000", "-set", "sbm.groups=2", "-set", "sbm.intra=0.0001,0.0002", "-set", "sbm.inter=0.00001", "-kernel", "dense"},
+			1, "", "fedaux: -kernel: dense, want fast or auto: client 0 has 30000 nodes; its 6866 MiB kernel matrix is over the 4096 MiB budget\n"},
 	}
 	for i, tt := range tests {
 		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))
@@ -140,5 +150,49 @@ func TestRunWarnsUnreadSetting(t *testing.T) {
 	stderr.Reset()
 	if err := runCmd([]string{"-preset", "sbm", "-rounds", "1", "-hidden", "8", "-algo", "fedprox", "-mu", "5"}, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "does not read") {
 		t.Errorf("fedprox -mu: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestFlagError checks that the library's setting errors are said with
+// the flags' names, sim's client_dropout as -dropout.
+func TestFlagError(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&sim.SettingError{Key: "rounds", Value: "0", Want: ">= 1"}, "-rounds: 0, want >= 1"},
+		{&sim.SettingError{Key: "dropout", Value: "1", Want: "0 <= p < 1"}, "-model-dropout: 1, want 0 <= p < 1"},
+		{fmt.Errorf("seed 1: %w", &sim.SettingError{Key: "client_dropout", Value: "0.2", Want: "0: strategy x keeps state"}), "-dropout: 0.2, want 0: strategy x keeps state"},
+		{errors.New("sim: other"), "sim: other"},
+	} {
+		if got := flagError(tt.err).Error(); got != tt.want {
+			t.Errorf("flagError(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestSay checks that the library's errors naming one of its fields are
+// said with the flag that sets it, wherever they are in the error.
+func TestSay(t *testing.T) {
+	partition := &presets.EnvError{Field: "Partition", Value: "metis", Err: errors.New("want ref or multilevel")}
+	data := &presets.EnvError{Field: "DataDir", Value: "/d", Err: errors.New("graph /d/x.npz not found")}
+	file := &datasets.FileError{File: datasets.File{URL: "https://h/x.npz"}, URL: "https://h/x.npz", Dest: "/d/x.npz", Err: errors.New("404")}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{partition, "-partition metis: want ref or multilevel"},
+		{fmt.Errorf("preset cora-5: %w", partition), "preset cora-5: -partition metis: want ref or multilevel"},
+		{fmt.Errorf("graph: %w. Get it", data), "graph: graph /d/x.npz not found (data directory /d; set -data or FEDAUX_DATA). Get it"},
+		{errors.Join(fmt.Errorf("x: %w", file), fmt.Errorf("y: %w", file)),
+			"x: https://h/x.npz: 404\n  place the file by hand at /d/x.npz, or set -mirror / $FEDAUX_MIRROR to a server that holds /x.npz\n" +
+				"y: https://h/x.npz: 404\n  place the file by hand at /d/x.npz, or set -mirror / $FEDAUX_MIRROR to a server that holds /x.npz"},
+		{&datasets.FileError{URL: "u", Dest: "/d/y", Err: errors.New("downloaded to /d/y.partial, but no checksum; check it and run again with Options.Unverified set to install it")},
+			"u: downloaded to /d/y.partial, but no checksum; check it and run again with -unverified to install it\n  place the file by hand at /d/y, or set -mirror / $FEDAUX_MIRROR to a server that holds "},
+		{errors.New("other"), "other"},
+	} {
+		if got := say(tt.err); got != tt.want {
+			t.Errorf("say(%q) =\n%q, want\n%q", tt.err, got, tt.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedaux/fedaux/datasets"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -301,8 +302,10 @@ func (f *runFlags) apply(c sim.Config) (sim.Config, error) {
 	return c, flagError(c.Validate())
 }
 
-// settingFlags maps the settings whose flag is not their name.
-var settingFlags = map[string]string{"dropout": "model-dropout", "apv_mix": "apv-mix"}
+// settingFlags maps the settings whose flag is not their name; sim's
+// client_dropout (Faults.Dropout, which sim.Settings does not list) is
+// -dropout.
+var settingFlags = map[string]string{"dropout": "model-dropout", "apv_mix": "apv-mix", "client_dropout": "dropout"}
 
 // flagName returns the flag of a setting (sim.Settings), or of the
 // setting a "KEY: ..." message starts with, without its dash.
@@ -325,6 +328,47 @@ func flagError(err error) error {
 		return fmt.Errorf("-%s: %s, want %s", flagName(se.Key), se.Value, se.Want)
 	}
 	return err
+}
+
+// say returns err's message with the library's errors that name a field
+// of the library reworded to name the flag that sets it, wherever they
+// are in err's tree: presets' Env.Partition is -partition, Env.DataDir
+// -data, and datasets' Options.Mirror and Unverified -mirror and
+// -unverified.
+func say(err error) string {
+	msg := err.Error()
+	var visit func(error)
+	visit = func(e error) {
+		var words string
+		switch e := e.(type) {
+		case nil:
+			return
+		case *presets.EnvError:
+			switch e.Field {
+			case "Partition":
+				words = fmt.Sprintf("-partition %s: %v", e.Value, e.Err)
+			case "DataDir":
+				words = fmt.Sprintf("%v (data directory %s; set -data or FEDAUX_DATA)", e.Err, e.Value)
+			}
+		case *datasets.FileError:
+			words = strings.NewReplacer("Options.Unverified set", "-unverified",
+				"set Options.Mirror to", "set -mirror / $"+datasets.MirrorEnv+" to").Replace(e.Error())
+		}
+		if words != "" {
+			msg = strings.Replace(msg, e.Error(), words, 1)
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			visit(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				visit(e)
+			}
+		}
+	}
+	visit(err)
+	return msg
 }
 
 // defaultOut is a study's output directory when -out is not given:

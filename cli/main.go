@@ -45,12 +45,12 @@ func Main(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "fedaux:", ee.err)
+			fmt.Fprintln(os.Stderr, "fedaux:", say(ee.err))
 		}
 		return ee.code
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fedaux:", err)
+		fmt.Fprintln(os.Stderr, "fedaux:", say(err))
 		return 1
 	}
 	return 0

@@ -80,7 +80,7 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) error {
 		failed := 0
 		for _, name := range names {
 			if err := checkScenario(stdout, name, sets, env); err != nil {
-				fmt.Fprintln(stdout, err)
+				fmt.Fprintln(stdout, say(err))
 				failed++
 			}
 		}

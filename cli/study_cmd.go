@@ -111,6 +111,15 @@ func renderable(res loaded, w io.Writer, prefix, out, report string) error {
 	return nil
 }
 
+// parseShard reads -shard and -shard-count.
+func parseShard(shard string, count int) (study.Shard, error) {
+	if count != 0 && shard != "auto" {
+		return study.Shard{}, fmt.Errorf("-shard-count: %d is for -shard auto only", count)
+	}
+	sh, err := study.ParseShard(shard, count, os.Getenv)
+	return sh, shardError(err)
+}
+
 // shardError names the flag of a bad shard.
 func shardError(err error) error {
 	var se *study.ShardError

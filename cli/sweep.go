@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,9 +67,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	sh, err := study.ParseShard(*shard, *shardCount, os.Getenv)
+	sh, err := parseShard(*shard, *shardCount)
 	if err != nil {
-		return shardError(err)
+		return err
 	}
 	dir := *out
 	if dir == "" {

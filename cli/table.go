@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -43,9 +42,9 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-table: %q, want %s", *kind, strings.Join(table.Kinds(), ", "))
 	}
-	sh, err := study.ParseShard(*shard, *shardCount, os.Getenv)
+	sh, err := parseShard(*shard, *shardCount)
 	if err != nil {
-		return shardError(err)
+		return err
 	}
 	first, err := f.apply(sim.DefaultConfig()) // checks the flags, and gives -seed
 	if err != nil {

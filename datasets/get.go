@@ -62,7 +62,7 @@ func (e *FileError) Error() string {
 	case e.File.GitBlob != "":
 		how += " (git blob " + e.File.GitBlob + ")"
 	}
-	return fmt.Sprintf("%s: %v\n  %s, or set -mirror / $%s to a server that holds %s", e.URL, e.Err, how, MirrorEnv, e.File.MirrorPath())
+	return fmt.Sprintf("%s: %v\n  %s, or set Options.Mirror to a server that holds %s", e.URL, e.Err, how, e.File.MirrorPath())
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
@@ -166,7 +166,7 @@ func getFile(ctx context.Context, dir string, f File, opt Options) error {
 	case nil:
 	case *UnverifiedError:
 		if !opt.Unverified {
-			return fail(fmt.Errorf("downloaded to %s, but %v; check it and run again with -unverified to install it", partial, cerr))
+			return fail(fmt.Errorf("downloaded to %s, but %v; check it and run again with Options.Unverified set to install it", partial, cerr))
 		}
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, "%s: installed unverified (sha256 %s)\n", f.Path, s.SHA256)

@@ -232,7 +232,7 @@ func TestGetChecksumMismatch(t *testing.T) {
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "sha256 "+sum(bad)+", want "+sum(b)) {
 		t.Fatalf("error %v, want a checksum mismatch naming both sums", err)
 	}
-	for _, want := range []string{"place the file by hand at " + filepath.Join(dir, "toy.npz"), "/org/toy/raw/main/toy.npz"} {
+	for _, want := range []string{"place the file by hand at " + filepath.Join(dir, "toy.npz"), "or set Options.Mirror to a server that holds /org/toy/raw/main/toy.npz"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -335,7 +335,7 @@ func TestGetUnverifiedAndUnpack(t *testing.T) {
 	defer ts.Close()
 	dir := t.TempDir()
 	err := Get(context.Background(), dir, []*Dataset{d}, Options{Mirror: ts.URL})
-	if err == nil || !strings.Contains(err.Error(), "sha256 "+sum(zbuf.Bytes())) || !strings.Contains(err.Error(), "-unverified") {
+	if err == nil || !strings.Contains(err.Error(), "sha256 "+sum(zbuf.Bytes())) || !strings.Contains(err.Error(), "run again with Options.Unverified set to install it") {
 		t.Fatalf("error %v, want a refusal naming the sha256", err)
 	}
 	if d.StatusIn(dir).State != Missing {

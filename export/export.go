@@ -140,6 +140,9 @@ func write(dir string, r *Run) ([]string, error) {
 	}
 	var heatMaps, views []heatMap
 	for _, m := range last.Matrices() {
+		if err := checkSquare(m.M); err != nil {
+			return written, fmt.Errorf("export: round %d: %s: %w", last.Round, m.Name, err)
+		}
 		switch {
 		case m.Name == sim.MatrixWeights:
 			heatMaps = append(heatMaps, heatMap{WeightsFile, WeightsStretchedFile, "mixing weights (Eq. 4)", m.M, m.Kind})

@@ -132,6 +132,29 @@ func TestWriteNoRounds(t *testing.T) {
 	}
 }
 
+// TestWriteRaggedMatrix: a matrix of the last round that is not square
+// is an error naming the round, the matrix and the row, not a panic.
+func TestWriteRaggedMatrix(t *testing.T) {
+	r := fakeRun(4, 3)
+	last := r.Reports[2]
+	w := make([][]float64, 4)
+	for i := range w {
+		w[i] = []float64{0.25, 0.25, 0.25, 0.25}
+	}
+	w[2] = w[2][:3]
+	last.Weights = w
+	_, err := Write(t.TempDir(), r)
+	if err == nil || err.Error() != "export: round 3: weights: row 2 has 3 entries, want 4" {
+		t.Errorf("Write = %v, want the ragged row named", err)
+	}
+	if err := WriteHeatMap(io.Discard, "w", w, nil, RawScale(Weights)); err == nil || err.Error() != "export: row 2 has 3 entries, want 4" {
+		t.Errorf("WriteHeatMap = %v, want the ragged row named", err)
+	}
+	if got := ClientOrder(4, nil, w); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
+		t.Errorf("ClientOrder of a ragged matrix = %v, want by id", got)
+	}
+}
+
 func TestWriteFileAtomicKeepsOldOnError(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.txt")
 	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -8,8 +9,8 @@ import (
 // ClientOrder returns the order in which to show K clients so that groups
 // of similar clients sit together: by true group (then id) when groups has
 // one entry per client, else the leaf order of an average-linkage
-// clustering of the matrix m (symmetrised), else by id. k is the number of
-// clients.
+// clustering of the matrix m (symmetrised) when it is k x k, else by id.
+// k is the number of clients.
 func ClientOrder(k int, groups []int, m [][]float64) []int {
 	order := make([]int, k)
 	for i := range order {
@@ -18,10 +19,20 @@ func ClientOrder(k int, groups []int, m [][]float64) []int {
 	switch {
 	case len(groups) == k:
 		slices.SortStableFunc(order, func(a, b int) int { return groups[a] - groups[b] })
-	case len(m) == k:
+	case len(m) == k && checkSquare(m) == nil:
 		order = linkageOrder(m)
 	}
 	return order
+}
+
+// checkSquare reports the first row of m whose length is not len(m).
+func checkSquare(m [][]float64) error {
+	for i, row := range m {
+		if len(row) != len(m) {
+			return fmt.Errorf("row %d has %d entries, want %d", i, len(row), len(m))
+		}
+	}
+	return nil
 }
 
 // linkageOrder clusters the rows of a square similarity matrix bottom up,

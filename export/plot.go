@@ -112,8 +112,11 @@ func (g grid) Y(r int) float64    { return float64(r) }
 // WriteHeatMap draws m as a PNG heat map with clients in ClientOrder, its
 // colours spanning scale sc (cells outside it take the colour of the
 // nearer end), with a colour bar and a title that state the scale and
-// the matrix's true range.
+// the matrix's true range. m must be square.
 func WriteHeatMap(w io.Writer, title string, m [][]float64, groups []int, sc Scale) error {
+	if err := checkSquare(m); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	return writeHeatMap(w, title, m, groups, ClientOrder(len(m), groups, m), sc)
 }
 

@@ -4,5 +4,6 @@
 // subgraphs, partition files, the synthetic SBM generator and non-IID
 // metrics. The partitioners live in package partition.
 //
-// It imports no other package of the project.
+// Of the project's packages it imports internal/vec only (vector
+// kernels).
 package graphio

@@ -32,7 +32,7 @@ func DatasetTitle(name string) string {
 	return name
 }
 
-// Partitioners lists the ways -partition may form real-data clients
+// Partitioners lists the ways Env.Partition may form real-data clients
 // besides the reference file ("ref"): "multilevel" (METIS-quality,
 // ours), "louvain" (communities merged or split to K as OpenFGL does),
 // "label-skew" or "label-skew=BETA" (Dirichlet over labels, beta 0.5
@@ -44,7 +44,7 @@ func Partitioners() []string {
 // A partitionFunc forms k clients of g, seeded.
 type partitionFunc func(g *graphio.Graph, k int, seed uint64) ([]int, string, error)
 
-// partitioner returns the partitioner a -partition value names, which
+// partitioner returns the partitioner a Partition mode names, which
 // also returns a description of the partition it made.
 func partitioner(mode string) (partitionFunc, error) {
 	adj := func(g *graphio.Graph) partition.Graph {
@@ -72,7 +72,7 @@ func partitioner(mode string) (partitionFunc, error) {
 		if hasArg {
 			b, err := strconv.ParseFloat(arg, 64)
 			if err != nil || !(b > 0) || math.IsInf(b, 0) {
-				return nil, fmt.Errorf("-partition: %q: want label-skew=BETA with a finite BETA > 0", mode)
+				return nil, partitionError(mode, "want label-skew=BETA with a finite BETA > 0")
 			}
 			beta = b
 		}
@@ -81,5 +81,5 @@ func partitioner(mode string) (partitionFunc, error) {
 			return a, fmt.Sprintf("label skew beta %g seed %d", beta, seed), err
 		}, nil
 	}
-	return nil, fmt.Errorf("-partition: %q, want ref, %s or label-skew=BETA", mode, strings.Join(Partitioners(), ", "))
+	return nil, partitionError(mode, "want ref, %s or label-skew=BETA", strings.Join(Partitioners(), ", "))
 }

@@ -1,6 +1,7 @@
 package presets
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -41,8 +42,10 @@ func buildVersion(release string) string {
 }
 
 // NewEngine builds the preset's scenario for cfg.Seed and an engine on it.
-// When log is non-nil the run line (every setting, the data files and
-// their checksums) is written to it first.
+// When log is non-nil the run line (Header: every setting, the data files
+// and their checksums, the scenario's facts) is written to it first. The
+// engine's Meta holds the run line, Header's with a log and BriefHeader's
+// without, so that its checkpoints and forks start their logs with it.
 func NewEngine(p *Preset, env Env, cfg sim.Config, log *sim.RunLog) (*sim.Engine, *Scenario, error) {
 	sc, err := p.Build(env, cfg.Seed)
 	if err != nil {
@@ -52,11 +55,20 @@ func NewEngine(p *Preset, env Env, cfg sim.Config, log *sim.RunLog) (*sim.Engine
 	if err != nil {
 		return nil, nil, fmt.Errorf("preset %s: %w", p.Name, err)
 	}
-	if log != nil {
-		if err := log.Write(Header(p, sc, e, time.Now())); err != nil {
+	var h sim.RunHeader
+	if log == nil {
+		h = BriefHeader(p, sc, e, time.Now()) // the facts only for a log
+	} else {
+		h = Header(p, sc, e, time.Now())
+		if err := log.Write(h); err != nil {
 			return nil, nil, err
 		}
 	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.SetMeta(sim.Meta{Header: b})
 	return e, sc, nil
 }
 

@@ -19,6 +19,26 @@ type Env struct {
 	Partition string
 }
 
+// An EnvError reports a field of Env that a scenario cannot take: a
+// Partition mode it cannot use or that names no partitioner, or a
+// DataDir without its graph.
+type EnvError struct {
+	Field string // "Partition" or "DataDir"
+	Value string // the field's value
+	Err   error  // what is wrong
+}
+
+func (e *EnvError) Error() string {
+	return fmt.Sprintf("presets: Env.%s = %q: %v", e.Field, e.Value, e.Err)
+}
+
+func (e *EnvError) Unwrap() error { return e.Err }
+
+// partitionError returns an EnvError on env's Partition.
+func partitionError(mode, format string, args ...any) error {
+	return &EnvError{Field: "Partition", Value: mode, Err: fmt.Errorf(format, args...)}
+}
+
 // Scenario is a preset made concrete for one seed.
 type Scenario struct {
 	Data *sim.Data
@@ -74,8 +94,8 @@ func (p *Preset) ResolvePartition(env Env) string {
 	return m
 }
 
-// CheckEnv reports an env the preset cannot take: a -partition mode for
-// an SBM, whose clients are its blocks.
+// CheckEnv reports an env the preset cannot take: a Partition mode for
+// an SBM, whose clients are its blocks (an *EnvError).
 func (p *Preset) CheckEnv(env Env) error {
 	if p.Spec == nil {
 		return nil

@@ -1,13 +1,19 @@
 package presets
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/internal/datadir"
+	"github.com/fedaux/fedaux/sim"
 )
 
 // dataEnv returns an Env on the shared data directory, or skips the test
@@ -94,10 +100,58 @@ func TestDatasetPartitionModes(t *testing.T) {
 	for _, bad := range []string{"metis", "label-skew=0", "label-skew=x", "louvain=2"} {
 		env.Partition = bad
 		p, _ := Get("cora-5")
-		if _, err := p.Build(env, 1); err == nil || !strings.Contains(err.Error(), "-partition") {
-			t.Errorf("partition mode %q: err %v", bad, err)
+		_, err := p.Build(env, 1)
+		if ee := (*EnvError)(nil); !errors.As(err, &ee) || ee.Field != "Partition" || ee.Value != bad || !strings.Contains(err.Error(), "presets: Env.Partition = "+strconv.Quote(bad)+": want ") {
+			t.Errorf("partition mode %q: err %v, want an EnvError naming Env.Partition", bad, err)
 		}
 	}
+}
+
+// TestEnvErrors checks that an Env a scenario cannot take is said as an
+// EnvError naming the field: a partition mode for an SBM, ref for a
+// scenario without a partition file or with its file absent, a graph
+// absent from the data directory.
+func TestEnvErrors(t *testing.T) {
+	check := func(name string, err error, field, value, text string) {
+		t.Helper()
+		var ee *EnvError
+		if !errors.As(err, &ee) || ee.Field != field || ee.Value != value || !strings.Contains(err.Error(), text) {
+			t.Errorf("%s: %v, want an EnvError on %s = %q saying %q", name, err, field, value, text)
+		}
+	}
+	sbm, _ := Get("sbm")
+	env := Env{Partition: "louvain"}
+	check("sbm", sbm.CheckEnv(env), "Partition", "louvain", `presets: Env.Partition = "louvain": scenario sbm is an SBM, whose clients are its blocks`)
+	_, err := sbm.Build(env, 1)
+	check("sbm build", err, "Partition", "louvain", "scenario sbm is an SBM")
+
+	empty := t.TempDir()
+	pubmed, _ := Get("pubmed-5")
+	_, err = pubmed.Build(Env{DataDir: empty}, 1)
+	check("pubmed-5", err, "DataDir", empty, "presets: Env.DataDir = "+strconv.Quote(empty)+": graph "+filepath.Join(empty, "pubmed.npz")+" not found")
+	if !strings.HasSuffix(err.Error(), "Get it with `fedaux data get pubmed` (docs/data.md says how to place it by hand or use a mirror).") {
+		t.Errorf("pubmed-5: %v, want the hint after it", err)
+	}
+
+	env = dataEnv(t)
+	env.Partition = "ref"
+	actor, _ := Get("actor-5")
+	if actor.Available(env) {
+		_, err = actor.Build(env, 1)
+		check("actor-5", err, "Partition", "ref", `presets: Env.Partition = "ref": scenario actor-5 has no partition file`)
+	}
+	// A scenario whose partition file is absent.
+	file := filepath.Join(t.TempDir(), "mine.toml")
+	toml := "graph = \"cora.npz\"\nclients = 5\n[partition]\nmethod = \"file\"\nfile = \"mine.npz\"\nfallback = \"multilevel\"\n"
+	if err := os.WriteFile(file, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mine.Build(env, 1)
+	check("mine", err, "Partition", "ref", `presets: Env.Partition = "ref": reference partition `+filepath.Join(env.DataDir, "mine.npz")+" not found")
 }
 
 func TestMissingDatasetExplains(t *testing.T) {
@@ -132,5 +186,68 @@ func TestBuildVersion(t *testing.T) {
 	}
 	if !strings.HasPrefix(Version, "0.1.0") {
 		t.Errorf("Version = %q", Version)
+	}
+}
+
+// TestNewEngineMeta: the run line NewEngine writes is the engine's Meta
+// too, so that a fork's log starts with it (it started with the rounds);
+// without a log the Meta is the brief run line, computed without facts.
+func TestNewEngineMeta(t *testing.T) {
+	p, err := Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Rounds, cfg.Hidden, cfg.Workers = 98765, 2, 8, 1
+	dir := t.TempDir()
+	path, forkPath := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "fork.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := NewEngine(p, Env{}, cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	forkLog, err := sim.OpenRunLog(forkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Fork(forkLog); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*sim.RunLog{log, forkLog} {
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		return line
+	}
+	if got, want := first(forkPath), first(path); got != want {
+		t.Errorf("the fork's log starts with %.200s, want the run line %.200s", got, want)
+	}
+	if got := strings.TrimSpace(string(e.Meta().Header)); got != first(path) {
+		t.Errorf("Meta's Header %.200s, want the run line %.200s", got, first(path))
+	}
+
+	e, sc, err := NewEngine(p, Env{}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h sim.RunHeader
+	if err := json.Unmarshal(e.Meta().Header, &h); err != nil || h.Type != "run" || h.Preset != "sbm" || h.Version != Version {
+		t.Errorf("Meta's Header without a log: %s (%v), want the brief run line", e.Meta().Header, err)
+	}
+	if sc.facts != nil && sc.facts.m != nil {
+		t.Error("facts computed for an engine without a log")
 	}
 }

@@ -198,23 +198,21 @@ func (s *Spec) graphPath(env Env) (string, error) {
 	if q := alternate(s.Graph, env); q != "" && (s.dir == "" || !filepath.IsAbs(s.Graph)) && exists(q) {
 		return q, nil
 	}
-	where := fmt.Sprintf("data directory %s; set -data or FEDAUX_DATA", env.DataDir)
+	// Not found in the data directory: an EnvError on DataDir; beside a
+	// scenario file too: the places looked in.
+	err := error(&EnvError{Field: "DataDir", Value: env.DataDir, Err: fmt.Errorf("graph %s not found", p)})
 	if s.dir != "" && !filepath.IsAbs(s.Graph) {
-		where = fmt.Sprintf("looked beside %s and in the data directory %s", s.file, env.DataDir)
+		err = fmt.Errorf("graph %s not found (looked beside %s and in the data directory %s)", p, s.file, env.DataDir)
 	}
-	hint := ""
 	if d := datasets.ForGraph(s.Graph); d != nil {
-		hint = fmt.Sprintf("Get it with `fedaux data get %s` (docs/data.md says how to place it by hand or use a mirror).", d.Name)
+		hint := fmt.Sprintf("Get it with `fedaux data get %s` (docs/data.md says how to place it by hand or use a mirror).", d.Name)
+		err = fmt.Errorf("%w. %s", err, hint)
 	}
-	msg := fmt.Sprintf("graph %s not found (%s)", p, where)
-	if hint != "" {
-		msg += ". " + hint
-	}
-	return "", &SpecError{File: s.file, Line: s.lines["graph"], Key: "graph", Err: fmt.Errorf("%s", msg)}
+	return "", &SpecError{File: s.file, Line: s.lines["graph"], Key: "graph", Err: err}
 }
 
 // mode returns how clients are formed under env: "ref" (the partition
-// file), or a -partition mode ("multilevel", "label-skew=0.5", ...).
+// file), or a Partition mode ("multilevel", "label-skew=0.5", ...).
 func (s *Spec) mode(env Env) (string, error) {
 	file := ""
 	if s.method() == "file" {
@@ -224,10 +222,10 @@ func (s *Spec) mode(env Env) (string, error) {
 	case "":
 	case "ref":
 		if file == "" {
-			return "", fmt.Errorf("-partition ref: scenario %s has no partition file", s.Name)
+			return "", partitionError("ref", "scenario %s has no partition file", s.Name)
 		}
 		if !exists(file) {
-			return "", fmt.Errorf("-partition ref: reference partition %s not found", file)
+			return "", partitionError("ref", "reference partition %s not found", file)
 		}
 		return "ref", nil
 	default:
@@ -291,11 +289,11 @@ func (p *Preset) MetricFor() sim.Metric {
 	return p.Spec.metric()
 }
 
-// checkEnv reports an env the scenario cannot take: a -partition mode
+// checkEnv reports an env the scenario cannot take: a Partition mode
 // for an SBM, whose clients are its blocks.
 func (s *Spec) checkEnv(env Env) error {
 	if s.IsSBM() && env.Partition != "" {
-		return fmt.Errorf("-partition %s: scenario %s is an SBM, whose clients are its blocks", env.Partition, s.Name)
+		return partitionError(env.Partition, "scenario %s is an SBM, whose clients are its blocks", s.Name)
 	}
 	return nil
 }

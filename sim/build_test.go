@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,5 +94,19 @@ func TestNewRefusesClientWithoutRole(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want one with %q", err, want)
 		}
+	}
+}
+
+// TestNewPartnersOverClients checks that New refuses more partners than
+// clients as a SettingError in the library's words.
+func TestNewPartnersOverClients(t *testing.T) {
+	d := sim.SmallData(t, 1)
+	c := sim.SmallConfig(methods.FedAux)
+	c.Partners = 100
+	_, err := sim.New(c, d, nil)
+	want := fmt.Sprintf("sim: partners = 100, want <= %d, the number of clients", len(d.Clients))
+	var se *sim.SettingError
+	if !errors.As(err, &se) || se.Key != "partners" || err.Error() != want {
+		t.Errorf("New = %v, want a SettingError %q", err, want)
 	}
 }

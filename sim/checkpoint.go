@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -118,11 +119,12 @@ func (e *Engine) SetMeta(m Meta) { e.meta = m }
 func (e *Engine) Meta() Meta { return e.meta }
 
 // SetLog makes l the engine's run log (nil: none); the engine writes its
-// round, control and summary lines there from now on.
-func (e *Engine) SetLog(l *RunLog) { e.log = l }
+// round, control and summary lines there from now on, after the run line
+// when l is empty (see New).
+func (e *Engine) SetLog(l *RunLog) { e.log, e.logStarted = l, false }
 
-// KnobHistory returns the knob changes made so far, in order.
-func (e *Engine) KnobHistory() []KnobChange { return e.controls }
+// KnobHistory returns a copy of the knob changes made so far, in order.
+func (e *Engine) KnobHistory() []KnobChange { return slices.Clone(e.controls) }
 
 // SaveCheckpoint writes the engine's state to path atomically: to a
 // temporary file in the same directory, synced, renamed over path, and
@@ -354,7 +356,8 @@ func resumeFile(path string, data *Data, log *RunLog) (*Engine, error) {
 // line at the recorded offset; whatever follows (rounds run after the
 // checkpoint by the interrupted process) is cut off, so that no round
 // appears twice. Any other log, or an empty one, first receives the run
-// line and the lines of the rounds so far, rebuilt from the checkpoint.
+// line (Meta's Header, else the resumed engine's Header) and the lines
+// of the rounds so far, rebuilt from the checkpoint.
 func (ck *Checkpoint) Resume(data *Data, log *RunLog) (*Engine, error) {
 	if got := dataFingerprint(data); got != ck.DataSHA256 {
 		return nil, fmt.Errorf("the data differ from the checkpointed run's (fingerprint %.12s, checkpoint %.12s): not the same scenario", got, ck.DataSHA256)
@@ -365,6 +368,15 @@ func (ck *Checkpoint) Resume(data *Data, log *RunLog) (*Engine, error) {
 	}
 	if err := e.restore(ck); err != nil {
 		return nil, err
+	}
+	if len(ck.Meta.Header) == 0 && log != nil {
+		h, err := e.runLine()
+		if err != nil {
+			return nil, err
+		}
+		c := *ck
+		c.Meta.Header = h
+		ck = &c
 	}
 	if err := log.resumeAt(ck); err != nil {
 		return nil, err

@@ -79,8 +79,12 @@ func ClusterSimilarity(s [][]float64, k int) []int {
 }
 
 // AdjustedRand returns the adjusted Rand index of two labelings (Hubert
-// and Arabie 1985): 1 for identical partitions, about 0 for chance.
+// and Arabie 1985): 1 for identical partitions, about 0 for chance. a[i]
+// and b[i] label the same item; labelings of different lengths give NaN.
 func AdjustedRand(a, b []int) float64 {
+	if len(a) != len(b) {
+		return math.NaN()
+	}
 	n := len(a)
 	type pair struct{ x, y int }
 	cont := map[pair]int{}

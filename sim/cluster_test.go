@@ -22,6 +22,11 @@ func TestAdjustedRand(t *testing.T) {
 			t.Errorf("AdjustedRand(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
+	for _, ab := range [][2][]int{{{0, 1}, {0}}, {{0}, {0, 1}}} {
+		if got := AdjustedRand(ab[0], ab[1]); !math.IsNaN(got) {
+			t.Errorf("AdjustedRand(%v, %v) = %v, want NaN for labelings of different lengths", ab[0], ab[1], got)
+		}
+	}
 }
 
 func TestClusterSimilarityRecoversBlocks(t *testing.T) {

@@ -100,6 +100,9 @@ func (c *Config) Validate() error {
 	if err := c.validateOptions(); err != nil {
 		return err
 	}
+	if c.Score != gnn.Cosine && c.Score != gnn.MaxNorm {
+		return &SettingError{"score", c.Score.String(), "cosine or maxnorm"}
+	}
 	if _, err := ParseSource(string(c.Source)); err != nil {
 		return err
 	}

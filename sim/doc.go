@@ -9,8 +9,12 @@
 // its Strategy, which may implement the optional hooks of hooks.go
 // (client code of its own, uploads and broadcasts, state across rounds).
 // The command line, scenario files, sweeps and tables then know it; see
-// docs/methods.md and examples/scaffold. No method lives here: every
-// built-in method, FedAux included, registers from package methods
+// docs/methods.md and examples/scaffold. No method is registered here:
+// every built-in method, FedAux included, registers from package methods
 // through the same API, and an engine needs the method of its
 // Config.Algo registered (import package methods) when New builds it.
+// What the engine and its clients do for some of them lives here all the
+// same: FedGNN's neighbour expansion (Boundary) and local differential
+// privacy (LDP), FedGTA's client moments (GTAClient), FED-PUB's proxy
+// graph (ProxyGraph) and GCFL's split statistics (ClusterNorm).
 package sim

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fedaux/fedaux/gnn"
@@ -96,8 +97,18 @@ type RoundReport struct {
 	matrices []Matrix // built once (Matrices); not saved in checkpoints
 }
 
+// ErrBusy is returned by a Step, Run or Rollback called while another
+// one runs on the same engine.
+var ErrBusy = errors.New("sim: engine busy: a round is already running (an Engine is not safe for concurrent use)")
+
 // Engine runs a federation round by round.
+//
+// An Engine is not safe for concurrent use: call its methods from one
+// goroutine at a time. Want is the exception: it may be called while a
+// round runs. A Step, Run or Rollback called while another one runs
+// returns ErrBusy instead of racing with it.
 type Engine struct {
+	busy     atomic.Bool // a Step, Run or Rollback is running
 	cfg      Config
 	data     *Data
 	strategy Strategy
@@ -119,6 +130,7 @@ type Engine struct {
 	rollback    bool        // SetRollback
 	kept        *Checkpoint // the state kept for Rollback (in memory)
 	recomputing bool        // Rollback is recomputing rounds
+	logStarted  bool        // the log has its run line (see logWrite)
 
 	// took is each client's wall time for its part of the last round it
 	// ran, from which runClients orders the next round's clients.
@@ -136,7 +148,12 @@ type Engine struct {
 
 // New builds an engine: one model initialisation shared by all clients
 // (round 1 starts every client from the same parameters), one client per
-// subgraph, and the strategy named by cfg.Algo. log may be nil.
+// subgraph, and the strategy named by cfg.Algo. log may be nil. A log
+// starts with its run line: a caller that has its own (presets.Header
+// names the scenario and its data files) writes it before the first
+// round, and SetMeta it for checkpoints and forks; when the engine
+// writes the log's first line (a round, a knob change or the summary)
+// it writes the run line first, Meta's Header or Header's.
 func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -148,7 +165,7 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		return nil, err
 	}
 	if err := ValidateKnob("partners", cfg.Partners, len(data.Clients)); err != nil {
-		return nil, fmt.Errorf("-partners: %w", err)
+		return nil, err
 	}
 	st, err := newStrategy(&cfg)
 	if err != nil {
@@ -181,8 +198,8 @@ func New(cfg Config, data *Data, log *RunLog) (*Engine, error) {
 		// Refused here rather than at the first forward pass, naming the
 		// client.
 		if n := int64(c.Graph.N()); cfg.Kernel == "dense" && usesKernel && n*n*8 > gnn.DefaultDenseBudget {
-			return nil, fmt.Errorf("-kernel dense: client %d has %d nodes; its %d MiB kernel matrix is over the %d MiB budget (use -kernel fast or auto)",
-				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)
+			return nil, &SettingError{"kernel", string(cfg.Kernel), fmt.Sprintf("fast or auto: client %d has %d nodes; its %d MiB kernel matrix is over the %d MiB budget",
+				c.ID, n, n*n*8>>20, gnn.DefaultDenseBudget>>20)}
 		}
 	}
 	// The strategy is asked once; the clients are built on the workers
@@ -270,8 +287,11 @@ func (e *Engine) Round() int { return len(e.reports) }
 // Done reports whether the configured number of rounds has been run.
 func (e *Engine) Done() bool { return len(e.reports) >= e.cfg.Rounds }
 
-// Reports returns the reports of the rounds run so far.
-func (e *Engine) Reports() []*RoundReport { return e.reports }
+// Reports returns the reports of the rounds run so far, in a new slice.
+// The reports are the engine's own, as Step returns them (Want completes
+// the last one in place): read them, never change them, since Summary,
+// checkpoints, forks and exports read the same reports.
+func (e *Engine) Reports() []*RoundReport { return slices.Clone(e.reports) }
 
 // Knobs returns the knob values that the next round will use.
 func (e *Engine) Knobs() Knobs { return e.knobs }
@@ -299,7 +319,7 @@ func (e *Engine) SetKnob(name Knob, v float64) error {
 	}
 	c := KnobChange{Round: e.Round() + 1, Name: name, From: from, To: v}
 	e.controls = append(e.controls, c)
-	return e.log.Write(controlFor(c))
+	return e.logWrite(controlFor(c))
 }
 
 type controlLine struct {
@@ -318,7 +338,16 @@ type controlLine struct {
 //
 // A panic in the round's code, the strategy's or a client's, ends the
 // round with a *PanicError (wrapped) instead of the program.
-func (e *Engine) Step(ctx context.Context) (rep *RoundReport, err error) {
+func (e *Engine) Step(ctx context.Context) (*RoundReport, error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return nil, ErrBusy
+	}
+	defer e.busy.Store(false)
+	return e.step(ctx)
+}
+
+// step is Step, with the engine held.
+func (e *Engine) step(ctx context.Context) (rep *RoundReport, err error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
 	}
@@ -328,11 +357,11 @@ func (e *Engine) Step(ctx context.Context) (rep *RoundReport, err error) {
 			rep, err = nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, e.broken)
 		}
 	}()
-	return e.step(ctx)
+	return e.stepRound(ctx)
 }
 
-// step is Step's round.
-func (e *Engine) step(ctx context.Context) (*RoundReport, error) {
+// stepRound is step's round.
+func (e *Engine) stepRound(ctx context.Context) (*RoundReport, error) {
 	if err := e.keep(); err != nil {
 		return nil, fmt.Errorf("sim: round %d: %w", len(e.reports)+1, err)
 	}
@@ -394,7 +423,7 @@ func (e *Engine) step(ctx context.Context) (*RoundReport, error) {
 	rep.buildMatrices()
 	rep.Seconds = time.Since(start).Seconds()
 	e.reports = append(e.reports, rep)
-	if err := e.log.Write(roundLine{Type: "round", RoundReport: rep}); err != nil {
+	if err := e.logWrite(roundLine{Type: "round", RoundReport: rep}); err != nil {
 		e.broken = err
 		return rep, err
 	}
@@ -508,8 +537,12 @@ func (e *Engine) broadcast(round int, absent []bool) [][]float64 {
 // Run steps until the configured number of rounds is done, calling
 // onRound after each, and writes the summary line to the log.
 func (e *Engine) Run(ctx context.Context, onRound func(*RoundReport)) (Summary, error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return Summary{}, ErrBusy
+	}
+	defer e.busy.Store(false)
 	for !e.Done() {
-		rep, err := e.Step(ctx)
+		rep, err := e.step(ctx)
 		if err != nil {
 			return e.Summary(), err
 		}
@@ -518,7 +551,7 @@ func (e *Engine) Run(ctx context.Context, onRound func(*RoundReport)) (Summary, 
 		}
 	}
 	s := e.Summary()
-	return s, e.log.Write(summaryLine{Type: "summary", Summary: s})
+	return s, e.logWrite(summaryLine{Type: "summary", Summary: s})
 }
 
 type summaryLine struct {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedaux/fedaux/gnn"
+	"github.com/fedaux/fedaux/graphio"
 	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
 )
@@ -65,14 +66,20 @@ type FaultHooks struct {
 
 // SetFaults sets the simulated client faults. Call it before the first
 // round: the dropout probability is part of a run's settings, recorded in
-// its checkpoints and run line.
+// its checkpoints and run line (as client_dropout). A dropout out of
+// range, or one a strategy cannot take, is a *SettingError with the key
+// client_dropout.
 func (e *Engine) SetFaults(f Faults) error {
 	if !(f.Dropout >= 0 && f.Dropout < 1) {
-		return fmt.Errorf("-dropout: %v, want a client dropout probability 0 <= p < 1", f.Dropout)
+		return &SettingError{"client_dropout", fmtFloat(f.Dropout), "0 <= p < 1"}
 	}
 	absences := f.Dropout > 0 || (f.Hooks != nil && (f.Hooks.Absent != nil || f.Hooks.Fail != nil))
 	if pm, ok := e.strategy.(PartialMixer); absences && mayKeepState(e.strategy) && (!ok || !pm.MixesPartialRounds()) {
-		return fmt.Errorf("-dropout: strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.cfg.Algo)
+		why := fmt.Sprintf("strategy %s keeps per-client state across rounds and does not declare that it can mix a round some clients missed", e.cfg.Algo)
+		if f.Dropout > 0 {
+			return &SettingError{"client_dropout", fmtFloat(f.Dropout), "0: " + why}
+		}
+		return errors.New("sim: Faults.Hooks: " + why)
 	}
 	e.faults = f
 	for _, r := range e.runners {
@@ -285,17 +292,20 @@ func (c *Client) checkEpoch(round, epoch int, loss float64) error {
 	return nil
 }
 
-// validateData checks what a run federates before any training: every
-// client non-empty, with one label and one role per node, labels in
-// [0, NumClasses), features of the declared width and finite, and a
-// well-formed adjacency.
 // Validate reports what New would refuse in d before it builds anything:
-// no client, a client whose graph, labels, features or split do not hold
-// together, one with no training, validation or test node (SplitRoles),
-// or a metric the clients' labels cannot give.
+// nil data, no client, two clients with the same ID, a client whose
+// graph, labels, features or split do not hold together, one with no
+// training, validation or test node (SplitRoles), a metric that is not
+// one of the Metric constants, or one the clients' labels cannot give.
 func (d *Data) Validate() error {
+	if d == nil {
+		return errors.New("sim: nil Data")
+	}
 	if len(d.Clients) == 0 {
 		return errors.New("sim: no clients")
+	}
+	if d.Metric != Accuracy && d.Metric != ROCAUC {
+		return fmt.Errorf("sim: Data.Metric = %d, want Accuracy or ROCAUC", int(d.Metric))
 	}
 	if err := validateData(d); err != nil {
 		return err
@@ -308,17 +318,28 @@ func (d *Data) Validate() error {
 	return validateMetric(d)
 }
 
+// validateData checks what a run federates before any training: every
+// client non-empty, with its own ID, one label and one role per node,
+// labels in [0, NumClasses), roles Train, Val or Test, features of the
+// declared width and finite, and a well-formed adjacency.
 func validateData(d *Data) error {
 	if d.NumFeatures < 1 || d.NumClasses < 1 {
 		return fmt.Errorf("sim: %d features and %d classes, want at least 1 of each", d.NumFeatures, d.NumClasses)
 	}
+	index := make(map[int]int, len(d.Clients)) // ID -> index in Clients
 	for i, c := range d.Clients {
 		if c == nil || c.Graph == nil || c.Graph.Adj == nil {
 			return fmt.Errorf("sim: client %d has no graph", i)
 		}
+		if j, ok := index[c.ID]; ok {
+			return fmt.Errorf("sim: client %d twice: Clients[%d].ID and Clients[%d].ID are both %d", c.ID, j, i, c.ID)
+		}
+		index[c.ID] = i
 		g := c.Graph
 		n := g.N()
 		switch {
+		case g.Features == nil && g.Dense == nil:
+			return fmt.Errorf("sim: client %d has no features (Graph.Features and Graph.Dense are nil)", c.ID)
 		case n == 0:
 			return fmt.Errorf("sim: client %d is empty (no node)", c.ID)
 		case len(g.Labels) != n:
@@ -334,6 +355,11 @@ func validateData(d *Data) error {
 		for v, y := range g.Labels {
 			if y < 0 || y >= d.NumClasses {
 				return fmt.Errorf("sim: client %d: label %d of node %d out of range [0,%d)", c.ID, y, v, d.NumClasses)
+			}
+		}
+		for v, r := range c.Roles {
+			if r != graphio.Train && r != graphio.Val && r != graphio.Test {
+				return fmt.Errorf("sim: client %d: Roles[%d] = %d, want Train, Val or Test", c.ID, v, r)
 			}
 		}
 		var x []float64

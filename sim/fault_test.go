@@ -249,8 +249,9 @@ func TestNonFiniteUpdate(t *testing.T) {
 func TestSetFaultsValidates(t *testing.T) {
 	e := scenarios()[0].engine(t, 1, nil)
 	for _, p := range []float64{-0.1, 1, math.NaN()} {
-		if err := e.SetFaults(sim.Faults{Dropout: p}); err == nil || !strings.Contains(err.Error(), "-dropout") {
-			t.Errorf("dropout %v: %v", p, err)
+		err := e.SetFaults(sim.Faults{Dropout: p})
+		if sim.SettingKey(err) != "client_dropout" || !strings.HasPrefix(err.Error(), "sim: client_dropout = ") || !strings.HasSuffix(err.Error(), ", want 0 <= p < 1") {
+			t.Errorf("dropout %v: %v, want a SettingError naming client_dropout", p, err)
 		}
 	}
 }
@@ -274,6 +275,11 @@ func TestNewValidatesData(t *testing.T) {
 		{"roles", func(d *sim.Data) { d.Clients[5].Roles = d.Clients[5].Roles[1:] }, "client 5 has"},
 		{"feature width", func(d *sim.Data) { d.NumFeatures++ }, "features, the data declares"},
 		{"bad adjacency", func(d *sim.Data) { d.Clients[6].Graph.Adj.Indices[0] = 10000 }, "client 6 adjacency"},
+		{"no features", func(d *sim.Data) { d.Clients[2].Graph.Features, d.Clients[2].Graph.Dense = nil, nil }, "client 2 has no features (Graph.Features and Graph.Dense are nil)"},
+		{"metric", func(d *sim.Data) { d.Metric = 7 }, "sim: Data.Metric = 7, want Accuracy or ROCAUC"},
+		{"role", func(d *sim.Data) { d.Clients[3].Roles[5] = 3 }, "sim: client 3: Roles[5] = 3, want Train, Val or Test"},
+		{"negative role", func(d *sim.Data) { d.Clients[3].Roles[0] = -1 }, "sim: client 3: Roles[0] = -1"},
+		{"duplicate id", func(d *sim.Data) { d.Clients[5].ID = 2 }, "sim: client 2 twice: Clients[2].ID and Clients[5].ID are both 2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -284,6 +290,16 @@ func TestNewValidatesData(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestNilData checks that nil data is an error, not a panic.
+func TestNilData(t *testing.T) {
+	if err := (*sim.Data)(nil).Validate(); err == nil || err.Error() != "sim: nil Data" {
+		t.Errorf("Validate = %v, want sim: nil Data", err)
+	}
+	if _, err := sim.New(sim.SmallConfig("fedaux"), nil, nil); err == nil || err.Error() != "sim: nil Data" {
+		t.Errorf("New = %v, want sim: nil Data", err)
 	}
 }
 
@@ -316,8 +332,12 @@ func TestStatefulStrategyGuards(t *testing.T) {
 	}
 	e := scenarios()[1].engine(t, 1, nil)
 	e.SetStrategy(&statefulAvg{newStrategy(t, methods.FedAvg)})
-	if err := e.SetFaults(sim.Faults{Dropout: 0.2}); err == nil || !strings.Contains(err.Error(), "-dropout") {
+	if err := e.SetFaults(sim.Faults{Dropout: 0.2}); sim.SettingKey(err) != "client_dropout" || !strings.HasPrefix(err.Error(), "sim: client_dropout = 0.2, want 0: strategy fedavg keeps per-client state") {
 		t.Errorf("dropout with a stateful strategy: %v", err)
+	}
+	absent := &sim.FaultHooks{Absent: func(round, client int) bool { return false }}
+	if err := e.SetFaults(sim.Faults{Hooks: absent}); err == nil || !strings.HasPrefix(err.Error(), "sim: Faults.Hooks: strategy fedavg keeps per-client state") {
+		t.Errorf("absences with a stateful strategy: %v", err)
 	}
 	if err := e.SaveCheckpoint(filepath.Join(t.TempDir(), "c")); err == nil || !strings.Contains(err.Error(), "MarshalState") {
 		t.Errorf("checkpoint of a stateful strategy: %v", err)

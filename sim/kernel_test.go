@@ -50,8 +50,8 @@ func TestDenseKernelRefusedWhenTooLarge(t *testing.T) {
 	c := sim.SmallConfig("fedaux")
 	c.Kernel = "dense"
 	_, err := sim.New(c, d, nil)
-	if err == nil || !strings.Contains(err.Error(), "-kernel dense") || !strings.Contains(err.Error(), "budget") {
-		t.Fatalf("New with a %d-node client and -kernel dense: %v", n, err)
+	if sim.SettingKey(err) != "kernel" || !strings.HasPrefix(err.Error(), "sim: kernel = dense, want fast or auto: client 0 has") || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("New with a %d-node client and -kernel dense: %v, want a SettingError naming kernel", n, err)
 	}
 	// A model without the kernel head builds no kernel: nothing to refuse.
 	c.Algo = "fedavg"

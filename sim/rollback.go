@@ -83,6 +83,10 @@ func (e *Engine) keepNow() error {
 // again. It returns the number of rounds completed and of rounds
 // recomputed. ctx bounds the recomputation; OnProgress is not called.
 func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err error) {
+	if !e.busy.CompareAndSwap(false, true) {
+		return 0, 0, ErrBusy
+	}
+	defer e.busy.Store(false)
 	ck := e.kept
 	good := len(e.reports)
 	if e.broken == nil || ck == nil || ck.Round > good {
@@ -126,7 +130,7 @@ func (e *Engine) Rollback(ctx context.Context) (rounds, recomputed int, err erro
 				return fail(fmt.Errorf("recomputing round %d: %w", r, err))
 			}
 		}
-		rep, err := e.Step(ctx)
+		rep, err := e.step(ctx)
 		if err != nil {
 			return fail(fmt.Errorf("recomputing round %d: %w", r, err))
 		}
@@ -201,7 +205,8 @@ func (e *Engine) ReadsKnob(name Knob) bool {
 // rounds are bit for bit this engine's; from then on the two are
 // independent (each has its own knobs). Call it between rounds. log,
 // when not nil, must be empty: it receives the run line (Meta's Header,
-// see SetMeta) and the lines of the rounds so far, then the fork's.
+// see SetMeta, else Header's) and the lines of the rounds so far, then
+// the fork's.
 // Fault hooks, wanted views and rollback carry over; with rollback on,
 // the fork keeps the state it starts from for Rollback.
 func (e *Engine) Fork(log *RunLog) (*Engine, error) {
@@ -214,6 +219,9 @@ func (e *Engine) Fork(log *RunLog) (*Engine, error) {
 		ck.Pending[i].Shared = slices.Clone(p.Shared)
 	}
 	ck.Reports, ck.Controls = slices.Clone(ck.Reports), slices.Clone(ck.Controls)
+	if ck.Meta.Header, err = e.runLine(); err != nil {
+		return nil, fmt.Errorf("sim: fork: %w", err)
+	}
 	f, err := ck.Resume(e.data, log)
 	if err != nil {
 		return nil, fmt.Errorf("sim: fork: %w", err)

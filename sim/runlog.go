@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,6 +101,28 @@ func (l *RunLog) Write(v any) error {
 	return nil
 }
 
+// start writes the run line that line returns when nothing has been
+// written to the log yet (an empty file), and nothing otherwise.
+func (l *RunLog) start(line func() ([]byte, error)) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fi, err := l.f.Stat()
+	if err != nil {
+		return fmt.Errorf("sim: run log %s: %w", l.path, err)
+	}
+	if fi.Size() > 0 {
+		return nil
+	}
+	b, err := line()
+	if err != nil {
+		return fmt.Errorf("sim: run log %s: %w", l.path, err)
+	}
+	if _, err := l.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("sim: run log %s: %w", l.path, err)
+	}
+	return nil
+}
+
 // Close syncs and closes the file.
 func (l *RunLog) Close() error {
 	if l == nil {
@@ -193,3 +216,27 @@ func (c Config) settings() map[string]string {
 
 // Log returns the engine's run log (nil when it has none).
 func (e *Engine) Log() *RunLog { return e.log }
+
+// logWrite writes v to the run log, after the run line (runLine) when
+// the engine writes the log's first line: its caller wrote none.
+func (e *Engine) logWrite(v any) error {
+	if e.log == nil {
+		return nil
+	}
+	if !e.logStarted {
+		if err := e.log.start(e.runLine); err != nil {
+			return err
+		}
+		e.logStarted = true
+	}
+	return e.log.Write(v)
+}
+
+// runLine returns the engine's run line: Meta's Header when SetMeta gave
+// one, else Header's.
+func (e *Engine) runLine() ([]byte, error) {
+	if len(e.meta.Header) > 0 {
+		return bytes.TrimSpace(e.meta.Header), nil
+	}
+	return json.Marshal(e.Header())
+}

@@ -36,7 +36,9 @@ func Numerics(p gnn.Precision) int {
 }
 
 // A SettingError reports a setting of Config that does not parse or is
-// out of range. Key is the setting's name as Settings lists it.
+// out of range. Key is the setting's name as Settings lists it, or one
+// of the run's settings Settings does not list: workers (Config.Workers)
+// or client_dropout (Faults.Dropout, see Engine.SetFaults).
 type SettingError struct {
 	Key   string
 	Value string
@@ -97,7 +99,7 @@ func floatSetting(key string, p func(*Config) *float64) setting {
 // settings lists Config's fields by name, in the order Settings returns.
 var settings = []setting{
 	{key: "algo", get: func(c *Config) string { return string(c.Algo) },
-		set: func(c *Config, s string) (err error) { c.Algo, err = ParseAlgorithm(s); return err }},
+		set: func(c *Config, s string) error { return setName(&c.Algo, s, ParseAlgorithm) }},
 	intSetting("rounds", func(c *Config) *int { return &c.Rounds }),
 	intSetting("epochs", func(c *Config) *int { return &c.Epochs }),
 	intSetting("hidden", func(c *Config) *int { return &c.Hidden }),
@@ -130,7 +132,7 @@ var settings = []setting{
 			return nil
 		}},
 	{key: "kernel", get: func(c *Config) string { return string(c.Kernel) },
-		set: func(c *Config, s string) (err error) { c.Kernel, err = ParseKernel(s); return err }},
+		set: func(c *Config, s string) error { return setName(&c.Kernel, s, ParseKernel) }},
 	{key: "seed", numeric: false, get: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) },
 		set: func(c *Config, s string) error {
 			v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
@@ -141,7 +143,7 @@ var settings = []setting{
 			return nil
 		}},
 	{key: "sim", get: func(c *Config) string { return string(c.Source) },
-		set: func(c *Config, s string) (err error) { c.Source, err = ParseSource(s); return err }},
+		set: func(c *Config, s string) error { return setName(&c.Source, s, ParseSource) }},
 	{key: "apv_mix", get: func(c *Config) string { return onOff(c.APVMix) },
 		set: func(c *Config, s string) error {
 			switch s {
@@ -155,7 +157,7 @@ var settings = []setting{
 			return nil
 		}},
 	{key: "precision", get: func(c *Config) string { return c.Precision.String() },
-		set: func(c *Config, s string) (err error) {
+		set: func(c *Config, s string) error {
 			p, err := gnn.ParsePrecision(strings.TrimSpace(s))
 			if err != nil {
 				return &SettingError{"precision", s, "f64 or f32"}

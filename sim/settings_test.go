@@ -185,3 +185,24 @@ func TestParseFloatUnderflow(t *testing.T) {
 		}
 	}
 }
+
+func TestSetFailureKeepsValue(t *testing.T) {
+	for _, key := range sim.Settings() {
+		c := sim.DefaultConfig()
+		before, err := c.Get(key)
+		if err != nil {
+			t.Fatalf("Get(%s): %v", key, err)
+		}
+		const v = "bogus"
+		if err := c.Set(key, v); err == nil {
+			t.Errorf("Set(%s, %q) = nil, want an error", key, v)
+			continue
+		}
+		if diff := sim.DiffConfig(sim.DefaultConfig(), c); diff != nil {
+			t.Errorf("Set(%s, %q) failed and changed %v", key, v, diff)
+		}
+		if after, _ := c.Get(key); after != before {
+			t.Errorf("Set(%s, %q) failed and changed %s from %q to %q", key, v, key, before, after)
+		}
+	}
+}

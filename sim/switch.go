@@ -102,9 +102,9 @@ func modelName(cfg *Config, data *Data, st Strategy) string {
 // messages cannot wait for the next round in a's layout: each client
 // takes its message now, as it would at the start of the next round, so
 // that the next round starts from the same parameters either way. log,
-// when not nil, must be empty: it receives the run line (Meta's Header),
-// the lines of the rounds so far and an "algorithm" line for the next
-// round (AlgorithmChange), then the fork's.
+// when not nil, must be empty: it receives the run line (Meta's Header,
+// else Header's), the lines of the rounds so far and an "algorithm" line
+// for the next round (AlgorithmChange), then the fork's.
 func (e *Engine) ForkAs(log *RunLog, a Algorithm) (*Engine, error) {
 	if err := e.CanSwitch(a); err != nil {
 		return nil, fmt.Errorf("sim: fork as %s: %w", a, err)
@@ -114,6 +114,9 @@ func (e *Engine) ForkAs(log *RunLog, a Algorithm) (*Engine, error) {
 		return nil, fmt.Errorf("sim: fork: %w", err)
 	}
 	ck.Reports, ck.Controls = slices.Clone(ck.Reports), slices.Clone(ck.Controls)
+	if ck.Meta.Header, err = e.runLine(); err != nil {
+		return nil, fmt.Errorf("sim: fork: %w", err)
+	}
 	ck.Config.Algo, ck.Strategy = a, nil
 	for i := range ck.Clients { // a's client hooks start fresh too
 		ck.Clients[i].Hook = nil

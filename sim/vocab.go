@@ -6,7 +6,7 @@ import (
 )
 
 // Algorithm names a federated algorithm: a client model and a server
-// strategy (see Algorithms and DescribeAlgorithm; docs/method.md#baselines).
+// strategy (see Algorithms and Algorithm.Describe; docs/method.md#baselines).
 type Algorithm string
 
 // ParseAlgorithm returns the algorithm named s.
@@ -137,7 +137,13 @@ func parseName[T ~string](key, s string, names []T, want string) (T, error) {
 
 // unmarshalName sets *p to the name in b, parsed by parse.
 func unmarshalName[T ~string](p *T, b []byte, parse func(string) (T, error)) error {
-	v, err := parse(string(b))
+	return setName(p, string(b), parse)
+}
+
+// setName sets *p to the name s, parsed by parse; on error *p is left
+// as it was.
+func setName[T ~string](p *T, s string, parse func(string) (T, error)) error {
+	v, err := parse(s)
 	if err != nil {
 		return err
 	}

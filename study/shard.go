@@ -97,7 +97,7 @@ func (e *ShardError) Error() string {
 // positive, else from FEDAUX_SHARD_COUNT).
 func ParseShard(v string, count int, getenv func(string) string) (Shard, error) {
 	if count != 0 && v != "auto" {
-		return Shard{}, &ShardError{v, fmt.Sprintf("a shard count (%d) is for -shard auto only", count)}
+		return Shard{}, &ShardError{v, fmt.Sprintf("a shard count (%d) is for shard \"auto\" only", count)}
 	}
 	switch v {
 	case "":

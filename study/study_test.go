@@ -134,8 +134,8 @@ func TestParseShard(t *testing.T) {
 		{"auto", 6, env("JOB_COMPLETION_INDEX", "5"), Shard{Index: 5, Count: 6}, ""},
 		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), Shard{}, EnvShardCount},
 		{"auto", 0, env(), Shard{}, "neither a Slurm job array"},
-		{"", -1, env(), Shard{}, "a shard count (-1) is for -shard auto only"},
-		{"0/2", 2, env(), Shard{}, "a shard count (2) is for -shard auto only"},
+		{"", -1, env(), Shard{}, `study: shard "": a shard count (-1) is for shard "auto" only`},
+		{"0/2", 2, env(), Shard{}, `study: shard "0/2": a shard count (2) is for shard "auto" only`},
 	} {
 		got, err := ParseShard(tt.v, tt.count, tt.env)
 		if tt.err != "" {

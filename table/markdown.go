@@ -295,10 +295,11 @@ func (o *Options) algoSettings(g *grid, a sim.Algorithm) string {
 }
 
 // metricNote returns " (ROC AUC, %)" for a dataset whose presets report
-// a metric other than accuracy, else "".
+// a metric other than accuracy, else "". The dataset's first preset
+// tells.
 func (o *Options) metricNote(ds string) string {
 	for _, k := range o.Clients {
-		if p, err := o.preset(ds, k); err == nil {
+		if p, err := o.preset(ds, k); err == nil && p != nil {
 			if m := p.MetricFor(); m != sim.Accuracy {
 				return " (" + m.Label() + ", %)"
 			}

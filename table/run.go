@@ -50,7 +50,7 @@ func Defaults(kind string) (datasets []string, clients []int, algos []sim.Algori
 
 // Options describe a table run.
 type Options struct {
-	Kind     string // Main or Ablation (names the Markdown file and its title)
+	Kind     string // Main, Ablation or Transfer (names the Markdown file and its title); Run and Load refuse any other
 	Datasets []string
 	Clients  []int
 	Algos    []sim.Algorithm
@@ -118,6 +118,9 @@ type pos struct {
 }
 
 func (o *Options) grid() (*grid, error) {
+	if !slices.Contains(Kinds(), o.Kind) {
+		return nil, fmt.Errorf("table: kind = %q, want %s, %s or %s", o.Kind, Main, Ablation, Transfer)
+	}
 	if o.Seeds < 1 {
 		return nil, fmt.Errorf("table: seeds = %d, want >= 1", o.Seeds)
 	}

@@ -201,6 +201,17 @@ func TestRunErrors(t *testing.T) {
 	if _, _, _, err := Defaults("figure"); err == nil {
 		t.Error("unknown table kind accepted")
 	}
+	for _, kind := range []string{"bogus", ""} {
+		o = tinyOptions(t.TempDir(), 1)
+		o.Kind = kind
+		want := fmt.Sprintf("table: kind = %q, want main, ablation or transfer", kind)
+		if _, err := Run(context.Background(), o); err == nil || err.Error() != want {
+			t.Errorf("Run with kind %q: %v, want %q", kind, err, want)
+		}
+		if _, err := Load(o); err == nil || err.Error() != want {
+			t.Errorf("Load with kind %q: %v, want %q", kind, err, want)
+		}
+	}
 }
 
 func TestFormatCell(t *testing.T) {
@@ -397,5 +408,34 @@ func TestCPUClause(t *testing.T) {
 		if got := cpuClause(c.cpu, c.with, c.finished); got != c.want {
 			t.Errorf("cpuClause(%g, %d, %d) = %q, want %q", c.cpu, c.with, c.finished, got, c.want)
 		}
+	}
+}
+
+// TestRunLookupWithoutFirstClients runs a table whose Lookup has no
+// preset for the first client count: its cells are dashes, the others
+// run.
+func TestRunLookupWithoutFirstClients(t *testing.T) {
+	dir := t.TempDir()
+	o := tinyOptions(dir, 1)
+	o.Clients = []int{3, 4}
+	o.Lookup = func(ds string, k int) (*presets.Preset, error) {
+		if k == 3 {
+			return nil, nil
+		}
+		return tiny.Preset(ds+"-"+strconv.Itoa(k), k), nil
+	}
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ran != 2 {
+		t.Errorf("%+v, want the 2 runs of 4 clients", st)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, MarkdownFile(Main)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "| method | 3 clients | 4 clients |") || !strings.Contains(string(text), "| FedAvg | – |") {
+		t.Errorf("table:\n%s", text)
 	}
 }
