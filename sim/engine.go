@@ -351,6 +351,9 @@ func (e *Engine) step(ctx context.Context) (rep *RoundReport, err error) {
 	if e.broken != nil {
 		return nil, fmt.Errorf("sim: engine stopped after an error: %w", e.broken)
 	}
+	if err := ctx.Err(); err != nil { // no client has started: nothing to undo
+		return nil, fmt.Errorf("sim: round %d not started: %w", len(e.reports)+1, err)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			e.broken = panicked("the server", r)

@@ -219,3 +219,21 @@ func TestCheckpointable(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledBeforeStep: a context cancelled before a round starts
+// returns its error without stopping the engine (no client ran), so the
+// next Step runs the round.
+func TestCancelledBeforeStep(t *testing.T) {
+	e, err := sim.New(sim.SmallConfig(methods.FedAvg), sim.SmallData(t, 3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Step(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Step with a cancelled context: %v", err)
+	}
+	if rep, err := e.Step(context.Background()); err != nil || rep.Round != 1 {
+		t.Errorf("the Step after: %v", err)
+	}
+}

@@ -208,7 +208,7 @@ func (a Algorithm) Display() string {
 func newStrategy(cfg *Config) (Strategy, error) {
 	m, ok := LookupMethod(cfg.Algo)
 	if !ok {
-		return nil, &SettingError{"algo", string(cfg.Algo), "one of " + joinNames(Algorithms())}
+		return nil, &SettingError{"algo", string(cfg.Algo), algorithmsWant()}
 	}
 	st, err := m.New(cfg)
 	if err != nil {

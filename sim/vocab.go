@@ -11,7 +11,17 @@ type Algorithm string
 
 // ParseAlgorithm returns the algorithm named s.
 func ParseAlgorithm(s string) (Algorithm, error) {
-	return parseName("algo", s, Algorithms(), "one of "+joinNames(Algorithms()))
+	return parseName("algo", s, Algorithms(), algorithmsWant())
+}
+
+// algorithmsWant is what an algo setting wants: one of the registered
+// methods, or, when none is, the import that registers fedaux's.
+func algorithmsWant() string {
+	as := Algorithms()
+	if len(as) == 0 {
+		return `a registered method, and none is: import _ "github.com/fedaux/fedaux/methods" (fedaux's) or a package of your own that calls sim.Register`
+	}
+	return "one of " + joinNames(as)
 }
 
 func (a Algorithm) String() string { return string(a) }
