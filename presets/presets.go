@@ -10,12 +10,18 @@ import (
 	"github.com/fedaux/fedaux/sim"
 )
 
-// Env is what a preset may read from outside: the data directory.
+// Env is what a preset may read from outside: the data directory and
+// how real data is cut into clients.
 type Env struct {
+	// DataDir is the directory of the data files. The zero Env's is ""
+	// and reads none: DataDir("") gives the directory the command uses
+	// ($FEDAUX_DATA, else ../shared/data, else the user's data directory).
 	DataDir string
 	// Partition chooses how real-data presets form clients: "ref" (the
-	// reference METIS file), "multilevel" (the project's partitioner) or
-	// "" (ref when the file is present, else multilevel).
+	// reference METIS file), one of Partitioners ("multilevel", the
+	// project's partitioner, "louvain", "label-skew" or
+	// "label-skew=BETA", "random"), or "" (ref when the file is present,
+	// else multilevel).
 	Partition string
 }
 
