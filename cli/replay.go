@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -16,142 +14,6 @@ import (
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/tui"
 )
-
-// loggedRun is one run of a run log: its run line and the control and
-// round lines after it, up to the next run line.
-type loggedRun struct {
-	line     int // of the run line
-	header   sim.RunHeader
-	controls []sim.KnobChange
-	// switches are the run's algorithm changes ("algorithm" lines,
-	// written by a console fork on another algorithm; sim.Engine.ForkAs).
-	switches []loggedSwitch
-	rounds   []loggedRound
-}
-
-// loggedSwitch is an "algorithm" line: from round on, the run's
-// algorithm is to.
-type loggedSwitch struct {
-	line     int
-	Round    int
-	From, To sim.Algorithm
-}
-
-// loggedRound is what a round line says and a replay must reproduce.
-type loggedRound struct {
-	line     int
-	Round    int                 `json:"round"`
-	Alpha    float64             `json:"alpha"`
-	Sigma    float64             `json:"sigma"`
-	Clients  []sim.ClientMetrics `json:"clients"`
-	MeanVal  float64             `json:"mean_val"`
-	MeanTest float64             `json:"mean_test"`
-	Weights  [][]float64         `json:"weights"`
-	Alphas   []float64           `json:"alphas"`
-}
-
-// readRunLog reads the runs of a JSON Lines run log; an unreadable line
-// is an error naming the file and the line, but for a last line without
-// its newline, which a process stopped while writing it leaves (a full
-// disk, a kill): that one is left out and torn is its line number.
-func readRunLog(path string) (runs []*loggedRun, torn int, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	complete := true // the file ends with a newline
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err == nil {
-			complete = last[0] == '\n'
-		}
-	}
-	var tornErr error // an unreadable line without a newline, if it is the last
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<30)
-	for n := 1; sc.Scan(); n++ {
-		if tornErr != nil {
-			return nil, 0, tornErr
-		}
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		var kind struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(b, &kind); err != nil {
-			tornErr, torn = fmt.Errorf("%s:%d: not a JSON object: %v", path, n, err), n
-			if complete {
-				return nil, 0, tornErr
-			}
-			continue
-		}
-		bad := func(err error) error { return fmt.Errorf("%s:%d: %s line: %v", path, n, kind.Type, err) }
-		if kind.Type != "run" && len(runs) == 0 {
-			return nil, 0, fmt.Errorf("%s:%d: a %q line before any run line", path, n, kind.Type)
-		}
-		switch kind.Type {
-		case "run":
-			r := &loggedRun{line: n}
-			if err := json.Unmarshal(b, &r.header); err != nil {
-				return nil, 0, bad(err)
-			}
-			runs = append(runs, r)
-		case "control":
-			var c struct {
-				Round    int      `json:"round"`
-				Name     sim.Knob `json:"name"`
-				From, To float64
-			}
-			if err := json.Unmarshal(b, &c); err != nil {
-				return nil, 0, bad(err)
-			}
-			r := runs[len(runs)-1]
-			r.controls = append(r.controls, sim.KnobChange{Round: c.Round, Name: c.Name, From: c.From, To: c.To})
-		case "algorithm":
-			var c struct {
-				Round int    `json:"round"`
-				From  string `json:"from"`
-				To    string `json:"to"`
-			}
-			if err := json.Unmarshal(b, &c); err != nil {
-				return nil, 0, bad(err)
-			}
-			r := runs[len(runs)-1]
-			if want := len(r.rounds) + 1; c.Round != want {
-				return nil, 0, fmt.Errorf("%s:%d: algorithm line for round %d after %d rounds, want round %d", path, n, c.Round, len(r.rounds), want)
-			}
-			from, err := sim.ParseAlgorithm(c.From)
-			if err != nil {
-				return nil, 0, bad(fmt.Errorf("from: %w", err))
-			}
-			to, err := sim.ParseAlgorithm(c.To)
-			if err != nil {
-				return nil, 0, bad(fmt.Errorf("to: %w", err))
-			}
-			r.switches = append(r.switches, loggedSwitch{line: n, Round: c.Round, From: from, To: to})
-		case "round":
-			rd := loggedRound{line: n}
-			if err := json.Unmarshal(b, &rd); err != nil {
-				return nil, 0, bad(err)
-			}
-			r := runs[len(runs)-1]
-			if want := len(r.rounds) + 1; rd.Round != want {
-				return nil, 0, fmt.Errorf("%s:%d: round %d, want round %d of the run that starts on line %d", path, n, rd.Round, want, r.line)
-			}
-			r.rounds = append(r.rounds, rd)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(runs) == 0 {
-		return nil, 0, fmt.Errorf("%s: no run line: not a fedaux run log", path)
-	}
-	return runs, torn, nil
-}
 
 // replayFlags are the flags a replay takes beside -replay; every other
 // setting comes from the log.
@@ -171,7 +33,7 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	if len(other) > 0 {
 		return fmt.Errorf("-replay: a replay takes its settings from the log; leave out %s (allowed: -workers, -log, -data, -json)", strings.Join(other, ", "))
 	}
-	runs, torn, err := readRunLog(path)
+	runs, torn, err := sim.ReadRunLog(path)
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
 	}
@@ -185,8 +47,8 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 		return fmt.Errorf("-replay-run: %d, want 1..%d (the runs in %s)", which, len(runs), path)
 	}
 	r := runs[which-1]
-	if len(r.rounds) == 0 {
-		return fmt.Errorf("-replay: run %d of %s (line %d) has no round to replay", which, path, r.line)
+	if len(r.Reports) == 0 {
+		return fmt.Errorf("-replay: run %d of %s (line %d) has no round to replay", which, path, r.Line)
 	}
 	p, cfg, err := replayConfig(r, path)
 	if err != nil {
@@ -204,23 +66,23 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
 	}
-	if got, want := len(e.Data().Clients), r.header.Clients; got != want {
-		return fmt.Errorf("-replay: %s:%d: the run line says %d clients, but its scenario makes %d", path, r.line, want, got)
+	if got, want := len(e.Data().Clients), r.Header.Clients; got != want {
+		return fmt.Errorf("-replay: %s:%d: the run line says %d clients, but its scenario makes %d", path, r.Line, want, got)
 	}
-	if v := r.header.Version; v != presets.Version {
+	if v := r.Header.Version; v != presets.Version {
 		fmt.Fprintf(stderr, "logged by fedaux %s, replayed by %s\n", v, presets.Version)
 	}
-	if d := r.header.ClientDropout; d > 0 {
+	if d := r.Header.ClientDropout; d > 0 {
 		if err := e.SetFaults(sim.Faults{Dropout: d}); err != nil {
 			return fmt.Errorf("-replay: %w", err)
 		}
 	}
 	fmt.Fprintf(stderr, "replaying run %d of %d in %s: %s %s, seed %d, %d rounds, %d knob changes%s\n",
-		which, len(runs), path, p.Name, cfg.Algo, cfg.Seed, len(r.rounds), len(r.controls), switchNote(r.switches))
+		which, len(runs), path, p.Name, cfg.Algo, cfg.Seed, len(r.Reports), len(r.Controls), switchNote(r.Switches))
 	next := 0
 	apply := func(round int) error {
-		for ; next < len(r.controls) && r.controls[next].Round <= round; next++ {
-			c := r.controls[next]
+		for ; next < len(r.Controls) && r.Controls[next].Round <= round; next++ {
+			c := r.Controls[next]
 			if err := e.SetKnob(c.Name, c.To); err != nil {
 				return fmt.Errorf("-replay: %s: the change of %s before round %d: %w", path, c.Name, c.Round, err)
 			}
@@ -229,9 +91,9 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 	}
 	ctx := context.Background()
 	sw := 0
-	for _, want := range r.rounds {
-		for ; sw < len(r.switches) && r.switches[sw].Round <= want.Round; sw++ {
-			if e, err = switchAlgorithm(e, r.switches[sw], path, log); err != nil {
+	for i, want := range r.Reports {
+		for ; sw < len(r.Switches) && r.Switches[sw].Round <= want.Round; sw++ {
+			if e, err = switchAlgorithm(e, r.Switches[sw], fmt.Sprintf("%s:%d", path, r.SwitchLines[sw]), log); err != nil {
 				return err
 			}
 		}
@@ -243,16 +105,16 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 			return fmt.Errorf("-replay: round %d: %w", want.Round, err)
 		}
 		if d := roundDiff(rep, want); d != "" {
-			return fmt.Errorf("-replay: round %d differs from %s:%d: %s", want.Round, path, want.line, d)
+			return fmt.Errorf("-replay: round %d differs from %s:%d: %s", want.Round, path, r.RoundLines[i], d)
 		}
 		fmt.Fprintf(stderr, "round %d: mean val %.2f, mean test %.2f, as logged\n", rep.Round, rep.MeanVal, rep.MeanTest)
 	}
-	if err := apply(len(r.rounds) + 1); err != nil {
+	if err := apply(len(r.Reports) + 1); err != nil {
 		return err
 	}
-	if next < len(r.controls) {
-		c := r.controls[next]
-		return fmt.Errorf("-replay: %s: a change of %s for round %d, but the run ends at round %d", path, c.Name, c.Round, len(r.rounds))
+	if next < len(r.Controls) {
+		c := r.Controls[next]
+		return fmt.Errorf("-replay: %s: a change of %s for round %d, but the run ends at round %d", path, c.Name, c.Round, len(r.Reports))
 	}
 	s := e.Summary()
 	if log != nil {
@@ -264,9 +126,9 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 		}
 	}
 	fmt.Fprintf(stdout, "seed %d: test at best val %.2f (round %d, val %.2f), final test %.2f\n", cfg.Seed, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
-	fmt.Fprintf(stdout, "replayed %d rounds and %d knob changes%s of %s: every round's metrics equal the log's, bit for bit\n", len(r.rounds), len(r.controls), switchNote(r.switches), path)
+	fmt.Fprintf(stdout, "replayed %d rounds and %d knob changes%s of %s: every round's metrics equal the log's, bit for bit\n", len(r.Reports), len(r.Controls), switchNote(r.Switches), path)
 	if f.asJSON {
-		b, err := json.Marshal(map[string]any{"replay": path, "run": which, "rounds": len(r.rounds), "controls": len(r.controls),
+		b, err := json.Marshal(map[string]any{"replay": path, "run": which, "rounds": len(r.Reports), "controls": len(r.Controls),
 			"equal": true, "test_at_best_val": s.TestAtBestVal, "best_round": s.BestRound})
 		if err != nil {
 			return err
@@ -281,9 +143,9 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 // settings, then the run line's fields, then every setting it holds
 // (sim.RunHeader.Settings, or tui.SettingsKey in a console log written
 // before the run line held them).
-func replayConfig(r *loggedRun, path string) (*presets.Preset, sim.Config, error) {
-	h := r.header
-	where := fmt.Sprintf("%s:%d", path, r.line)
+func replayConfig(r *sim.LoggedRun, path string) (*presets.Preset, sim.Config, error) {
+	h := r.Header
+	where := fmt.Sprintf("%s:%d", path, r.Line)
 	var p *presets.Preset
 	var err error
 	if text, ok := h.Extra["scenario"].(string); ok {
@@ -335,7 +197,7 @@ func fmtG(v float64) string { return fmt.Sprint(v) }
 // roundDiff returns the first difference between a replayed round and
 // its logged line ("" when they are equal): the knobs, every client's
 // metrics, the means, the mixing weights and the per-client alphas.
-func roundDiff(rep *sim.RoundReport, want loggedRound) string {
+func roundDiff(rep, want *sim.RoundReport) string {
 	ne := func(what string, a, b any) string { return fmt.Sprintf("%s %v here, %v in the log", what, a, b) }
 	switch {
 	case rep.Alpha != want.Alpha:
@@ -369,16 +231,16 @@ func roundDiff(rep *sim.RoundReport, want loggedRound) string {
 // switchAlgorithm replays an algorithm line: the run goes on under the
 // line's algorithm in e's state (sim.Engine.ForkAs), in e's log, where
 // the line is written again.
-func switchAlgorithm(e *sim.Engine, s loggedSwitch, path string, log *sim.RunLog) (*sim.Engine, error) {
+func switchAlgorithm(e *sim.Engine, s sim.AlgorithmChange, where string, log *sim.RunLog) (*sim.Engine, error) {
 	if a := e.Config().Algo; a != s.From {
-		return nil, fmt.Errorf("-replay: %s:%d: a switch from %s, but the run's algorithm is %s", path, s.line, s.From, a)
+		return nil, fmt.Errorf("-replay: %s: a switch from %s, but the run's algorithm is %s", where, s.From, a)
 	}
 	f, err := e.ForkAs(nil, s.To)
 	if err != nil {
-		return nil, fmt.Errorf("-replay: %s:%d: %w", path, s.line, err)
+		return nil, fmt.Errorf("-replay: %s: %w", where, err)
 	}
 	if log != nil {
-		if err := log.Write(sim.AlgorithmChange{Round: s.Round, From: s.From, To: s.To}.Line()); err != nil {
+		if err := log.Write(s.Line()); err != nil {
 			return nil, err
 		}
 		f.SetLog(log)
@@ -387,7 +249,7 @@ func switchAlgorithm(e *sim.Engine, s loggedSwitch, path string, log *sim.RunLog
 }
 
 // switchNote names a run's algorithm changes for the replay's messages.
-func switchNote(s []loggedSwitch) string {
+func switchNote(s []sim.AlgorithmChange) string {
 	var out []string
 	for _, c := range s {
 		out = append(out, fmt.Sprintf("%s from round %d", c.To, c.Round))

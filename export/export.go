@@ -51,6 +51,16 @@ type Run struct {
 	Groups   []int
 }
 
+// FromLog returns the Run of a logged run (sim.ReadRunLog), to write its
+// figures again; a log does not hold the clients' groups.
+func FromLog(r *sim.LoggedRun) Run {
+	run := Run{Header: r.Header, Reports: r.Reports, Switches: r.Switches}
+	for _, c := range r.Controls {
+		run.Controls = append(run.Controls, Control(c))
+	}
+	return run
+}
+
 // DefaultDir returns ./runs/<preset>-<timestamp>, the directory used when
 // the user names none.
 func DefaultDir(preset string, t time.Time) string {

@@ -331,3 +331,33 @@ func TestWriteOverEarlierExport(t *testing.T) {
 		t.Errorf("directory holds %v, want %v", names, want)
 	}
 }
+
+// TestFromLog reads back the log an export wrote (sim.ReadRunLog) and
+// exports it again: the same log and metrics, bit for bit.
+func TestFromLog(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	fake := fakeRun(4, 3)
+	fake.Header.Kernel, fake.Header.Source, fake.Header.Score = sim.KernelAuto, sim.SourceAPV, "cosine" // as an engine's
+	if _, err := Write(a, fake); err != nil {
+		t.Fatal(err)
+	}
+	runs, torn, err := sim.ReadRunLog(filepath.Join(a, LogFile))
+	if err != nil || torn != 0 || len(runs) != 1 {
+		t.Fatalf("ReadRunLog: %d runs, torn %d, %v", len(runs), torn, err)
+	}
+	run := FromLog(runs[0])
+	run.Groups = fake.Groups // the data's, not the log's
+	if !reflect.DeepEqual(run.Controls, fakeRun(4, 3).Controls) {
+		t.Errorf("controls %v", run.Controls)
+	}
+	if _, err := Write(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{LogFile, MetricsFile} {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("%s differs after a round trip through the log:\n%.300s\n%.300s", name, x, y)
+		}
+	}
+}

@@ -14,14 +14,15 @@ import (
 func TestReplayRun(t *testing.T) {
 	const (
 		run     = `{"type":"run"}` + "\n"
-		round   = `{"type":"round"}` + "\n"
-		control = `{"type":"control"}` + "\n"
+		round1  = `{"type":"round","round":1}` + "\n"
+		round2  = `{"type":"round","round":2}` + "\n"
+		control = `{"type":"control","round":2,"name":"alpha","from":10,"to":5}` + "\n"
 	)
 	dir := t.TempDir()
 	for _, c := range []struct{ log, want string }{
-		{run + round + control + round, ""},
-		{run + round + control + round + run, " -replay-run 1"},
-		{run + round + run + control + round + run + round, " -replay-run 2"},
+		{run + round1 + control + round2, ""},
+		{run + round1 + control + round2 + run, " -replay-run 1"},
+		{run + round1 + run + control + round1 + run + round1, " -replay-run 2"},
 		{run + control, ""},
 	} {
 		path := filepath.Join(dir, "log.jsonl")

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,6 +8,8 @@ import (
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // Run opens the console on the terminal and returns when the user quits,
@@ -61,33 +61,12 @@ func (m *Model) farewell() string {
 // the log's last run (a restart or a new preset at the end starts a run
 // with no round, which replay refuses); "" otherwise.
 func replayRun(path string) string {
-	f, err := os.Open(path)
+	runs, _, err := sim.ReadRunLog(path)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	var runs []struct{ rounds, controls int }
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		var line struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) != nil {
-			continue
-		}
-		switch {
-		case line.Type == "run":
-			runs = append(runs, struct{ rounds, controls int }{})
-		case len(runs) == 0:
-		case line.Type == "round":
-			runs[len(runs)-1].rounds++
-		case line.Type == "control":
-			runs[len(runs)-1].controls++
-		}
-	}
 	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].rounds > 0 && runs[i].controls > 0 {
+		if len(runs[i].Reports) > 0 && len(runs[i].Controls) > 0 {
 			if i == len(runs)-1 {
 				return ""
 			}
