@@ -48,12 +48,12 @@ func (m *Mixing) check(k int) error {
 			sum := 0.0
 			for j, w := range row {
 				if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-					return fmt.Errorf("Mixing.W[%d][%d] = %v, want a finite weight >= 0", i, j, w)
+					return fmt.Errorf("its Mixing.W[%d][%d] = %v, want a finite weight >= 0", i, j, w)
 				}
 				sum += w
 			}
 			if math.Abs(sum-1) > rowSumTolerance {
-				return fmt.Errorf("Mixing.W's row %d sums to %v, want 1 (W is row-stochastic)", i, sum)
+				return fmt.Errorf("its Mixing.W's row %d sums to %v, want 1 (W is row-stochastic)", i, sum)
 			}
 		}
 	}
@@ -63,12 +63,12 @@ func (m *Mixing) check(k int) error {
 		}
 	}
 	if m.Alphas != nil && len(m.Alphas) != k {
-		return fmt.Errorf("Mixing.Alphas has %d values, want one per client present (%d)", len(m.Alphas), k)
+		return fmt.Errorf("its Mixing.Alphas has %d values, want one per client present (%d)", len(m.Alphas), k)
 	}
 	for c, cl := range m.Clusters {
 		for _, p := range cl {
 			if p < 0 || p >= k {
-				return fmt.Errorf("Mixing.Clusters[%d] holds position %d, want one in [0, %d)", c, p, k)
+				return fmt.Errorf("its Mixing.Clusters[%d] holds position %d, want one in [0, %d)", c, p, k)
 			}
 		}
 	}
@@ -78,11 +78,11 @@ func (m *Mixing) check(k int) error {
 // square reports whether a is k x k.
 func square(name string, a [][]float64, k int) error {
 	if len(a) != k {
-		return fmt.Errorf("Mixing.%s has %d rows, want %d (one per client present)", name, len(a), k)
+		return fmt.Errorf("its Mixing.%s has %d rows, want %d (one per client present)", name, len(a), k)
 	}
 	for i, row := range a {
 		if len(row) != k {
-			return fmt.Errorf("Mixing.%s's row %d has %d entries, want %d", name, i, len(row), k)
+			return fmt.Errorf("its Mixing.%s's row %d has %d entries, want %d", name, i, len(row), k)
 		}
 	}
 	return nil

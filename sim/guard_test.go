@@ -76,13 +76,13 @@ func TestMixingChecked(t *testing.T) {
 	d := sim.SmallData(t, 3)
 	for _, c := range []struct{ mode, want string }{
 		{"none", ""},
-		{"double", "strategy badmix: Mixing.W's row 0 sums to 2, want 1"},
-		{"negative", "strategy badmix: Mixing.W[0][1] = -"},
-		{"nan", "strategy badmix: Mixing.W[1][2] = NaN, want a finite weight >= 0"},
-		{"short", "strategy badmix: Mixing.W has 7 rows, want 8 (one per client present)"},
-		{"longrow", "strategy badmix: Mixing.W's row 0 has 9 entries, want 8"},
-		{"similarity", "strategy badmix: Mixing.Similarity has 1 rows, want 8"},
-		{"clusters", "strategy badmix: Mixing.Clusters[0] holds position 8, want one in [0, 8)"},
+		{"double", "strategy badmix: its Mixing.W's row 0 sums to 2, want 1"},
+		{"negative", "strategy badmix: its Mixing.W[0][1] = -"},
+		{"nan", "strategy badmix: its Mixing.W[1][2] = NaN, want a finite weight >= 0"},
+		{"short", "strategy badmix: its Mixing.W has 7 rows, want 8 (one per client present)"},
+		{"longrow", "strategy badmix: its Mixing.W's row 0 has 9 entries, want 8"},
+		{"similarity", "strategy badmix: its Mixing.Similarity has 1 rows, want 8"},
+		{"clusters", "strategy badmix: its Mixing.Clusters[0] holds position 8, want one in [0, 8)"},
 		{"panic", "sim: round 1: the server: panic: runtime error: index out of range [8]"},
 		{"clientpanic", "sim: round 1: client "},
 	} {
@@ -139,8 +139,8 @@ func TestKeepsStateSaysWhy(t *testing.T) {
 		st   sim.Strategy
 		want string
 	}{
-		{&plainPtr{Strategy: avg}, "it is a pointer, *sim_test.plainPtr, whose methods may change it"},
-		{sliceVal{Strategy: avg}, "its field sent holds a reference (slice)"},
+		{&plainPtr{Strategy: avg, k: 1}, "it is a pointer, *sim_test.plainPtr, whose methods may change it"},
+		{sliceVal{Strategy: avg, sent: []float64{1}}, "its field sent holds a reference (slice)"},
 	} {
 		register(t, sim.Method{Name: "stateless", Describe: "FedAvg (tests)",
 			New: func(*sim.Config) (sim.Strategy, error) { return c.st, nil }})
