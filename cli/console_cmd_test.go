@@ -381,6 +381,27 @@ func TestReplayHeadlessSettings(t *testing.T) {
 	}
 }
 
+// TestReplayLogKeepsDropout: the run log of a replay (-log) names the
+// client dropout of the run it replays, as the run's own log does (it
+// said none: the line was written before the dropout was set).
+func TestReplayLogKeepsDropout(t *testing.T) {
+	dir := t.TempDir()
+	path, again := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "replay.jsonl")
+	runOK(t, "-preset", "sbm", "-seed", "7", "-hidden", "16", "-rounds", "3", "-dropout", "0.3", "-log", path, "-workers", "1")
+	if out := runOK(t, "-replay", path, "-log", again, "-workers", "1"); !strings.Contains(out, "replayed 3 rounds") {
+		t.Fatalf("replay:\n%s", out)
+	}
+	for _, p := range []string{path, again} {
+		runs, _, err := sim.ReadRunLog(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := runs[0].Header.ClientDropout; d != 0.3 || len(runs) != 1 {
+			t.Errorf("%s: %d runs, the first's client dropout %v, want 0.3", filepath.Base(p), len(runs), d)
+		}
+	}
+}
+
 // TestReplayEditedLogs: a log whose last line was cut short replays
 // without it, with a note; a run line whose client count is not its
 // scenario's, and a knob change after the run's end, are refused (they

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
@@ -62,7 +63,9 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 		}
 		defer log.Close()
 	}
-	e, _, err := presets.NewEngine(p, f.env(), cfg, log)
+	// The engine without the log first: its run line, written below,
+	// must hold the client dropout, which is set after New.
+	e, sc, err := presets.NewEngine(p, f.env(), cfg, nil)
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
 	}
@@ -76,6 +79,18 @@ func replayCmd(f *runFlags, path string, which int, stdout, stderr io.Writer) er
 		if err := e.SetFaults(sim.Faults{Dropout: d}); err != nil {
 			return fmt.Errorf("-replay: %w", err)
 		}
+	}
+	if log != nil {
+		h := presets.Header(p, sc, e, time.Now())
+		b, err := json.Marshal(h)
+		if err != nil {
+			return err
+		}
+		if err := log.Write(h); err != nil {
+			return err
+		}
+		e.SetLog(log)
+		e.SetMeta(sim.Meta{Header: b})
 	}
 	fmt.Fprintf(stderr, "replaying run %d of %d in %s: %s %s, seed %d, %d rounds, %d knob changes%s\n",
 		which, len(runs), path, p.Name, cfg.Algo, cfg.Seed, len(r.Reports), len(r.Controls), switchNote(r.Switches))
