@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -272,64 +269,6 @@ func (m *Model) presetKnobsNote(name string, c sim.Config) {
 	}
 	if len(diff) > 0 {
 		m.logf(false, "preset %s brings its own knobs: %s", name, strings.Join(diff, ", "))
-	}
-}
-
-// exportTo exports the session into dir: now when no round is in flight,
-// else once it is done (see flushExport).
-func (m *Model) exportTo(dir string) tea.Cmd {
-	if home, err := os.UserHomeDir(); err == nil && (dir == "~" || strings.HasPrefix(dir, "~/")) {
-		dir = filepath.Join(home, dir[1:]) // as a shell would: ~/x is the home's x, not ./~/x
-	}
-	if m.act == building {
-		m.prompt.err = "an engine is being built; export once it is ready"
-		return nil
-	}
-	if m.act != idle {
-		m.exportDir = dir
-		m.prompt.busy = "exporting to " + dir + " once the round in flight is done…"
-		return nil
-	}
-	m.exportDir = dir
-	return m.flushExport()
-}
-
-// flushExport writes the export waiting for the engine, if any. The heat
-// maps show every matrix of the last round: the views the round did not
-// compute, nobody having shown them, are computed first from the clients'
-// models as the round left them (sim.Engine.Complete).
-func (m *Model) flushExport() tea.Cmd {
-	dir := m.exportDir
-	if dir == "" {
-		return nil
-	}
-	m.exportDir = ""
-	engines := []*sim.Engine{m.engine}
-	if m.other != nil { // the branch not shown is exported whole too
-		engines = append(engines, m.other.engine)
-	}
-	for _, e := range engines {
-		if err := e.Complete(m.opts.Context, sim.WantAll); err != nil {
-			m.logf(true, "export: the last round's views: %v", err)
-		}
-	}
-	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)
-	if m.other != nil {
-		a, b := m.forkRuns()
-		return m.drv.exportFork(dir, a, b)
-	}
-	return m.drv.export(dir, m.snapshot())
-}
-
-// snapshot copies what an export needs, so that it can be written while
-// the next rounds run.
-func (m *Model) snapshot() *export.Run {
-	return &export.Run{
-		Header:   m.header,
-		Reports:  slices.Clone(m.reports),
-		Controls: slices.Clone(m.controls),
-		Switches: slices.Clone(m.switches),
-		Groups:   m.groups,
 	}
 }
 

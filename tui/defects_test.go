@@ -282,6 +282,12 @@ func TestQuitWritesSummary(t *testing.T) {
 // newLogModel opens the console on sbm (seed 7, small) with a run log.
 func newLogModel(t *testing.T, log *sim.RunLog) *Model {
 	t.Helper()
+	return newLogModelWith(t, log, nil)
+}
+
+// newLogModelWith is newLogModel with its settings changed by tweak.
+func newLogModelWith(t *testing.T, log *sim.RunLog, tweak func(*sim.Config)) *Model {
+	t.Helper()
 	p, err := presets.Get("sbm")
 	if err != nil {
 		t.Fatal(err)
@@ -289,6 +295,9 @@ func newLogModel(t *testing.T, log *sim.RunLog) *Model {
 	cfg := p.Config()
 	cfg.Seed, cfg.Workers = 7, 2
 	small(&cfg)
+	if tweak != nil {
+		tweak(&cfg)
+	}
 	m, err := New(Options{Preset: p, Config: cfg, NoColor: true, Log: log})
 	if err != nil {
 		t.Fatal(err)

@@ -8,11 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/methods"
-	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -128,19 +125,7 @@ func TestFailedForkLeavesNoLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := presets.Get("sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := p.Config()
-	cfg.Seed, cfg.Workers, cfg.Algo = 7, 2, "tui_ptr_fedavg"
-	small(&cfg)
-	m, err := New(Options{Preset: p, Config: cfg, NoColor: true, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m := newLogModelWith(t, log, func(c *sim.Config) { c.Algo = "tui_ptr_fedavg" })
 	press(m, "n", "f")
 	if m.other != nil {
 		t.Fatal("forked a strategy whose state a checkpoint cannot save")
