@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/fedaux/fedaux/gnn"
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
@@ -277,34 +275,6 @@ func TestQuitWritesSummary(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.Contains(last, `"type":"summary"`) || !strings.Contains(last, `"rounds":2`) {
 		t.Errorf("last log line %s, want the summary of 2 rounds", last)
 	}
-}
-
-// newLogModel opens the console on sbm (seed 7, small) with a run log.
-func newLogModel(t *testing.T, log *sim.RunLog) *Model {
-	t.Helper()
-	return newLogModelWith(t, log, nil)
-}
-
-// newLogModelWith is newLogModel with its settings changed by tweak.
-func newLogModelWith(t *testing.T, log *sim.RunLog, tweak func(*sim.Config)) *Model {
-	t.Helper()
-	p, err := presets.Get("sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := p.Config()
-	cfg.Seed, cfg.Workers = 7, 2
-	small(&cfg)
-	if tweak != nil {
-		tweak(&cfg)
-	}
-	m, err := New(Options{Preset: p, Config: cfg, NoColor: true, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	return m
 }
 
 // TestScenarioValuesMarked (defect 4): a long value in the scenario

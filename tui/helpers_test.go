@@ -108,3 +108,31 @@ func masked(s string) string {
 
 // plain strips ANSI sequences.
 func plain(s string) string { return ansi.Strip(s) }
+
+// newLogModel opens the console on sbm (seed 7, small) with a run log.
+func newLogModel(t *testing.T, log *sim.RunLog) *Model {
+	t.Helper()
+	return newLogModelWith(t, log, nil)
+}
+
+// newLogModelWith is newLogModel with its settings changed by tweak.
+func newLogModelWith(t *testing.T, log *sim.RunLog, tweak func(*sim.Config)) *Model {
+	t.Helper()
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	cfg.Seed, cfg.Workers = 7, 2
+	small(&cfg)
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	m, err := New(Options{Preset: p, Config: cfg, NoColor: true, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return m
+}
