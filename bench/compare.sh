@@ -53,7 +53,9 @@ measure() {
 : >"$out/contention.txt"
 # The ratios depend on the host's CPU (they moved from 3.8x to 2.2x between
 # two machines of the same kind): keep what it was.
-{ lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)|Flags)' | cut -c1-300; uptime; echo "fedaux -precision $prec"; } >"$out/machine.txt"
+# The kernels fedaux picked (avx512, avx2) are its first line: the flags
+# are cut at 300 characters, which leave AVX-512's out.
+{ "$bin" version | sed -n 2p; lscpu 2>/dev/null | grep -E '^(Model name|CPU family|Model:|CPU\(s\)|Flags)' | cut -c1-300; uptime; echo "fedaux -precision $prec"; } >"$out/machine.txt"
 i=1
 while [ "$i" -le "$rep" ]; do
 	sfx=""; [ "$rep" -gt 1 ] && sfx="-$i"

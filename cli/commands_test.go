@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/datasets"
+	"github.com/fedaux/fedaux/internal/vec"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
@@ -73,6 +74,7 @@ func TestMainExitStatus(t *testing.T) {
 		stdout, stderr string // what each must contain
 	}{
 		{[]string{"version"}, 0, "fedaux ", ""},
+		{[]string{"version"}, 0, "\nkernels " + vec.Current().String() + ", go", ""},
 		{[]string{"help"}, 0, "", "Commands:"},
 		{[]string{"-h"}, 0, "", "Commands:"},
 		{[]string{"help", "sweep"}, 0, "", "usage: fedaux sweep -preset"},

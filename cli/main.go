@@ -5,11 +5,21 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
+	"github.com/fedaux/fedaux/internal/vec"
 	"github.com/fedaux/fedaux/presets"
 )
+
+// versionText is what fedaux version prints: the release (and the
+// commit), then the kernels this CPU runs (avx512, avx2 or portable: a
+// run's speed depends on it more than on anything else of the machine),
+// Go's version and the platform.
+func versionText() string {
+	return fmt.Sprintf("fedaux %s\nkernels %s, %s %s/%s\n", presets.Version, vec.Current(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 // Main runs the command line with args, the arguments after the
 // program's name, and returns the process's exit status: 0, 1 for an
@@ -28,7 +38,7 @@ func Main(args []string) int {
 	case (cmd == "version" || cmd == "-version" || cmd == "--version") && len(args) > 0:
 		err = fmt.Errorf("version: unexpected argument %q", args[0])
 	case cmd == "version" || cmd == "-version" || cmd == "--version":
-		fmt.Println("fedaux", presets.Version)
+		fmt.Print(versionText())
 	case cmd == "help" || cmd == "-h" || cmd == "-help" || cmd == "--help":
 		err = helpCmd(args, os.Stdout, os.Stderr)
 	case c != nil:
