@@ -95,3 +95,47 @@ func TestDataCorruptConverted(t *testing.T) {
 		}
 	}
 }
+
+// TestDataPresetsOnBadData: presets whose data is there but fails its
+// check (a corrupt converted cora.npz, an actor.npz whose checksum
+// differs) are not listed ready (they were, and their runs failed), and
+// the corrupt file's hint says what removing it does (it said that
+// `fedaux data get cora` makes cora.npz again, which it does not: it
+// fetches the raw files).
+func TestDataPresetsOnBadData(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cora.npz"), []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "heterophilous"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "heterophilous", "actor.npz"), []byte("not the published file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := dataCmd([]string{"-data", dir}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok && strings.HasPrefix(k, "presets ") {
+			lines[k] = " " + v + " "
+		}
+	}
+	for _, p := range []string{"cora-10", "cora-10-ref", "actor-5"} {
+		if strings.Contains(lines["presets ready"], " "+p+" ") {
+			t.Errorf("%s listed ready:\n%s", p, out)
+		}
+		if !strings.Contains(lines["presets whose data fails its check (above)"], " "+p+" ") {
+			t.Errorf("%s not listed as failing its check:\n%s", p, out)
+		}
+	}
+	if !strings.Contains(lines["presets ready"], " sbm ") || strings.Contains(lines["presets ready"], " citeseer-10 ") {
+		t.Errorf("presets ready: %s", lines["presets ready"])
+	}
+	if want := "cora.npz: zip: not a valid zip file; remove it: the presets then read the raw files (fedaux data get cora)"; !strings.Contains(out, want) {
+		t.Errorf("fedaux data lacks %q:\n%s", want, out)
+	}
+}
