@@ -32,7 +32,7 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("data", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
+	dataDir := fs.String("data", "", "data `dir` ("+dataDirDefault+")")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: fedaux data [-data DIR]                 each dataset: present, verified, how to get it
        fedaux data get [flags] NAME... | all   download datasets (checksums pinned)
@@ -114,7 +114,7 @@ func fileExists(p string) bool {
 func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("data get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir` to install into (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
+	dataDir := fs.String("data", "", "data `dir` to install into ("+dataDirDefault+")")
 	mirror := fs.String("mirror", os.Getenv(datasets.MirrorEnv), "base `URL` of a mirror holding every file at its canonical URL's path (default $"+datasets.MirrorEnv+")")
 	unverified := fs.Bool("unverified", false, "install files that have no published checksum (ogbn-arxiv); their sha256 is printed")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -179,10 +179,17 @@ func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 func dataServeCmd(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("data serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir` to serve")
+	dataDir := fs.String("data", "", "data `dir` to serve ("+dataDirDefault+")")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: fedaux data serve [-data DIR] [-addr ADDRESS]   serve the data directory as a mirror\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("data serve: unexpected argument %q", fs.Arg(0))
 	}
 	dir := presets.DataDir(*dataDir)
 	mux, n := mirrorHandler(dir)

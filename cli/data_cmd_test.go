@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/zip"
 	"bytes"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -137,5 +138,32 @@ func TestDataPresetsOnBadData(t *testing.T) {
 	}
 	if want := "cora.npz: zip: not a valid zip file; remove it: the presets then read the raw files (fedaux data get cora)"; !strings.Contains(out, want) {
 		t.Errorf("fedaux data lacks %q:\n%s", want, out)
+	}
+}
+
+// TestDataFlagHelp: every command's -data says the same default, the
+// lookup of presets.DataDir (servercost's left out the per-user
+// directory, data serve's named none), and data serve refuses an
+// argument it does not take (it ignored it).
+func TestDataFlagHelp(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(stderr *bytes.Buffer) error
+	}{
+		{"run", func(e *bytes.Buffer) error { return runCmd([]string{"-h"}, io.Discard, e) }},
+		{"servercost", func(e *bytes.Buffer) error { return serverCostCmd([]string{"-h"}, io.Discard, e) }},
+		{"data", func(e *bytes.Buffer) error { return dataCmd([]string{"-h"}, io.Discard, e) }},
+		{"data get", func(e *bytes.Buffer) error { return dataCmd([]string{"get", "-h"}, io.Discard, e) }},
+		{"data serve", func(e *bytes.Buffer) error { return dataCmd([]string{"serve", "-h"}, io.Discard, e) }},
+	} {
+		var stderr bytes.Buffer
+		c.run(&stderr)
+		const want = "default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux"
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s -h does not say the data directory's default %q:\n%s", c.name, want, stderr.String())
+		}
+	}
+	if err := dataCmd([]string{"serve", "-data", t.TempDir(), "extra"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), `unexpected argument "extra"`) {
+		t.Errorf("data serve extra: %v", err)
 	}
 }
