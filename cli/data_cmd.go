@@ -32,7 +32,7 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("data", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
+	dataDir := fs.String("data", "", "data `dir` ("+dataDirDefault+")")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: fedaux data [-data DIR]                 each dataset: present, verified, how to get it
        fedaux data get [flags] NAME... | all   download datasets (checksums pinned)
@@ -50,12 +50,14 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "data directory: %s\n", dir)
 	fmt.Fprintf(stdout, "%-20s %-21s %-9s %-10s %s\n", "dataset", "title", "metric", "state", "files")
 	var get []string
+	failed := map[*datasets.Dataset]bool{} // a file there fails its check
 	for _, d := range datasets.All() {
 		st := d.StatusIn(dir)
 		state := st.State.String()
 		if st.State == datasets.Missing || st.State == datasets.Partial {
 			get = append(get, d.Name)
 		}
+		failed[d] = st.State == datasets.Mismatched
 		where := d.Graph
 		bad := st.Bad
 		// The presets read a Planetoid set's converted name.npz when it is
@@ -63,9 +65,13 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 		if alt := filepath.Join(dir, d.Name+".npz"); strings.HasPrefix(d.Graph, "raw/planetoid/") && fileExists(alt) {
 			if err := datasets.ReadZip(alt); err != nil {
 				state, where = "CORRUPT", d.Name+".npz, which the presets read"
-				bad = append(bad, fmt.Sprintf("%s: %v; remove it (fedaux data get %s makes it again)", d.Name+".npz", err, d.Name))
-			} else if st.State == datasets.Missing {
-				state, where = "converted", d.Name+".npz (raw files absent)"
+				bad = append(bad, fmt.Sprintf("%s: %v; remove it: the presets then read the raw files (fedaux data get %s)", d.Name+".npz", err, d.Name))
+				failed[d] = true
+			} else {
+				failed[d] = false // the presets read the .npz, not the raw files
+				if st.State == datasets.Missing {
+					state, where = "converted", d.Name+".npz (raw files absent)"
+				}
 			}
 		}
 		fmt.Fprintf(stdout, "%-20s %-21s %-9s %-10s %s\n", d.Name, d.Title, d.Metric, state, where)
@@ -76,15 +82,23 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	if len(get) > 0 {
 		fmt.Fprintf(stdout, "get the missing ones with: fedaux data get %s   (or place the files by hand: docs/data.md)\n", strings.Join(get, " "))
 	}
-	var ok, missing []string
+	// A preset whose data is there but fails its check (CORRUPT, CHECKSUM
+	// DIFFERS) is not ready: it has a line of its own.
+	var ok, bad, missing []string
 	for _, p := range presets.All() {
-		if p.Available(presets.Env{DataDir: dir}) {
-			ok = append(ok, p.Name)
-		} else {
+		switch {
+		case !p.Available(presets.Env{DataDir: dir}):
 			missing = append(missing, p.Name)
+		case p.Spec != nil && failed[datasets.ForGraph(p.Spec.Graph)]:
+			bad = append(bad, p.Name)
+		default:
+			ok = append(ok, p.Name)
 		}
 	}
 	fmt.Fprintf(stdout, "presets ready: %s\n", strings.Join(ok, " "))
+	if len(bad) > 0 {
+		fmt.Fprintf(stdout, "presets whose data fails its check (above): %s\n", strings.Join(bad, " "))
+	}
 	if len(missing) > 0 {
 		fmt.Fprintf(stdout, "presets missing data: %s\n", strings.Join(missing, " "))
 	}
@@ -100,7 +114,7 @@ func fileExists(p string) bool {
 func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("data get", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir` to install into (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
+	dataDir := fs.String("data", "", "data `dir` to install into ("+dataDirDefault+")")
 	mirror := fs.String("mirror", os.Getenv(datasets.MirrorEnv), "base `URL` of a mirror holding every file at its canonical URL's path (default $"+datasets.MirrorEnv+")")
 	unverified := fs.Bool("unverified", false, "install files that have no published checksum (ogbn-arxiv); their sha256 is printed")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -165,10 +179,17 @@ func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 func dataServeCmd(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("data serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "data `dir` to serve")
+	dataDir := fs.String("data", "", "data `dir` to serve ("+dataDirDefault+")")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: fedaux data serve [-data DIR] [-addr ADDRESS]   serve the data directory as a mirror\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("data serve: unexpected argument %q", fs.Arg(0))
 	}
 	dir := presets.DataDir(*dataDir)
 	mux, n := mirrorHandler(dir)

@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/zip"
 	"bytes"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -93,5 +94,76 @@ func TestDataCorruptConverted(t *testing.T) {
 		if !strings.Contains(stdout.String(), c.want) {
 			t.Errorf("fedaux data lacks %q:\n%s", c.want, stdout.String())
 		}
+	}
+}
+
+// TestDataPresetsOnBadData: presets whose data is there but fails its
+// check (a corrupt converted cora.npz, an actor.npz whose checksum
+// differs) are not listed ready (they were, and their runs failed), and
+// the corrupt file's hint says what removing it does (it said that
+// `fedaux data get cora` makes cora.npz again, which it does not: it
+// fetches the raw files).
+func TestDataPresetsOnBadData(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cora.npz"), []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "heterophilous"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "heterophilous", "actor.npz"), []byte("not the published file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := dataCmd([]string{"-data", dir}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok && strings.HasPrefix(k, "presets ") {
+			lines[k] = " " + v + " "
+		}
+	}
+	for _, p := range []string{"cora-10", "cora-10-ref", "actor-5"} {
+		if strings.Contains(lines["presets ready"], " "+p+" ") {
+			t.Errorf("%s listed ready:\n%s", p, out)
+		}
+		if !strings.Contains(lines["presets whose data fails its check (above)"], " "+p+" ") {
+			t.Errorf("%s not listed as failing its check:\n%s", p, out)
+		}
+	}
+	if !strings.Contains(lines["presets ready"], " sbm ") || strings.Contains(lines["presets ready"], " citeseer-10 ") {
+		t.Errorf("presets ready: %s", lines["presets ready"])
+	}
+	if want := "cora.npz: zip: not a valid zip file; remove it: the presets then read the raw files (fedaux data get cora)"; !strings.Contains(out, want) {
+		t.Errorf("fedaux data lacks %q:\n%s", want, out)
+	}
+}
+
+// TestDataFlagHelp: every command's -data says the same default, the
+// lookup of presets.DataDir (servercost's left out the per-user
+// directory, data serve's named none), and data serve refuses an
+// argument it does not take (it ignored it).
+func TestDataFlagHelp(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		run  func(stderr *bytes.Buffer) error
+	}{
+		{"run", func(e *bytes.Buffer) error { return runCmd([]string{"-h"}, io.Discard, e) }},
+		{"servercost", func(e *bytes.Buffer) error { return serverCostCmd([]string{"-h"}, io.Discard, e) }},
+		{"data", func(e *bytes.Buffer) error { return dataCmd([]string{"-h"}, io.Discard, e) }},
+		{"data get", func(e *bytes.Buffer) error { return dataCmd([]string{"get", "-h"}, io.Discard, e) }},
+		{"data serve", func(e *bytes.Buffer) error { return dataCmd([]string{"serve", "-h"}, io.Discard, e) }},
+	} {
+		var stderr bytes.Buffer
+		c.run(&stderr)
+		const want = "default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux"
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s -h does not say the data directory's default %q:\n%s", c.name, want, stderr.String())
+		}
+	}
+	if err := dataCmd([]string{"serve", "-data", t.TempDir(), "extra"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), `unexpected argument "extra"`) {
+		t.Errorf("data serve extra: %v", err)
 	}
 }

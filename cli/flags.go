@@ -92,7 +92,7 @@ func newRunFlags(name, defaultPreset string, out io.Writer) *runFlags {
 		f.sets = append(f.sets, v)
 		return nil
 	})
-	fs.StringVar(&f.dataDir, "data", "", "data `dir` (default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux)")
+	fs.StringVar(&f.dataDir, "data", "", "data `dir` ("+dataDirDefault+")")
 	fs.StringVar(&f.partition, "partition", "", "how to form clients on real data: ref (the reference METIS file, default when present), multilevel (our METIS-quality partitioner, default otherwise), louvain (communities merged or split to K as OpenFGL does), label-skew or label-skew=BETA (Dirichlet over labels, beta 0.5 by default), random")
 	d := sim.DefaultConfig()
 	own := methodSettings()
@@ -396,3 +396,7 @@ func (s *seedFlag) Set(v string) error {
 	*s = seedFlag(n)
 	return nil
 }
+
+// dataDirDefault says where a command reads its data without -data, as
+// presets.DataDir looks: the same words in every command's -h.
+const dataDirDefault = "default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux"

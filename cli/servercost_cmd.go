@@ -14,7 +14,7 @@ import (
 // servercost [-rounds 50] [-reps 50] [-warm 5] [-out DIR]`.
 func serverCostCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("servercost", stderr)
-	dataDir := fs.String("data", "", "data directory (default $FEDAUX_DATA or ../shared/data)")
+	dataDir := fs.String("data", "", "data `dir` ("+dataDirDefault+")")
 	out := fs.String("out", filepath.Join("runs", "server-cost"), "output `dir`ectory (the committed results are results/server-cost)")
 	rounds := fs.Int("rounds", 50, "rounds of the cora-10 engines before their uploads are taken")
 	reps := fs.Int("reps", 50, "timed repetitions")

@@ -148,19 +148,41 @@ func getFile(ctx context.Context, dir string, f File, opt Options) error {
 		return fail(err)
 	}
 	partial := dest + partialSuffix
-	for attempt := 1; ; attempt++ {
-		err = fetch(ctx, opt, u, partial, f)
-		if err == nil {
-			break
+	download := func() error {
+		for attempt := 1; ; attempt++ {
+			err := fetch(ctx, opt, u, partial, f)
+			if err == nil {
+				return nil
+			}
+			var perm permanentError
+			if errors.As(err, &perm) || attempt >= opt.Attempts || ctx.Err() != nil {
+				return err
+			}
 		}
-		var perm permanentError
-		if errors.As(err, &perm) || attempt >= opt.Attempts || ctx.Err() != nil {
-			return fail(err)
-		}
+	}
+	// A NAME.partial left by an earlier run is resumed; when the file it
+	// makes differs from the published one, the fault may be the old part
+	// (cut from another server, or damaged), so the file is fetched once
+	// more from its first byte before the mismatch is reported.
+	fi, serr := os.Stat(partial)
+	resumed := serr == nil && fi.Size() > 0
+	if err := download(); err != nil {
+		return fail(err)
 	}
 	s, err := Checksum(partial)
 	if err != nil {
 		return fail(err)
+	}
+	if cerr := f.Check(s); resumed && cerr != nil {
+		if _, unverified := cerr.(*UnverifiedError); !unverified {
+			os.Remove(partial)
+			if err := download(); err != nil {
+				return fail(err)
+			}
+			if s, err = Checksum(partial); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	switch cerr := f.Check(s); cerr.(type) {
 	case nil:

@@ -428,3 +428,27 @@ func TestSharedDataVerifies(t *testing.T) {
 		t.Errorf("%d datasets verified in %s, want the 9 the shared data holds", n, dir)
 	}
 }
+
+// TestGetResumeOfOtherFile: a NAME.partial that is no prefix of the
+// published file (left by a cut download from a server that serves
+// another file, or damaged) made the resumed download differ, and the
+// run failed ('the download does not match the published file'); the file
+// is now fetched once more from its first byte and installed.
+func TestGetResumeOfOtherFile(t *testing.T) {
+	a, b := payload(10, 21), payload(3000, 22)
+	d, files := testSet(a, b)
+	srv := &server{files: files}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "toy.npz"+partialSuffix), []byte("not a prefix of it"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Get(context.Background(), dir, []*Dataset{d}, Options{Mirror: ts.URL}); err != nil {
+		t.Fatal(err)
+	}
+	checkInstalled(t, dir, d)
+	if n := len(srv.ranges); n < 2 || srv.ranges[n-2] != "bytes=18-" || srv.ranges[n-1] != "" {
+		t.Errorf("requests' Range headers %q, want the resume (bytes=18-) then the whole file", srv.ranges)
+	}
+}

@@ -31,6 +31,25 @@ const ogbMaxLabel = 1<<20 - 1
 // ogbMaxLine bounds the length of one CSV line.
 const ogbMaxLine = 1 << 24
 
+// IsOGB reports whether dir holds an OGB dataset in its raw CSV layout,
+// as LoadOGB looks for it: an edge.csv.gz in dir/raw or in dir. An empty
+// directory (what a failed download leaves) is not one.
+func IsOGB(dir string) bool {
+	_, ok := ogbRaw(dir)
+	return ok
+}
+
+// ogbRaw returns the directory of dir's OGB raw files: dir/raw when it
+// holds the edge file, else dir when it does; ok is false when neither.
+func ogbRaw(dir string) (raw string, ok bool) {
+	for _, d := range []string{filepath.Join(dir, "raw"), dir} {
+		if fi, err := os.Stat(filepath.Join(d, ogbEdgeFile)); err == nil && !fi.IsDir() {
+			return d, true
+		}
+	}
+	return "", false
+}
+
 // LoadOGB reads an OGB node-property-prediction dataset in its raw CSV
 // layout (ogbn-arxiv): edge.csv.gz (one "src,dst" row per directed edge),
 // node-feat.csv.gz (one row of F comma-separated floats per node) and
@@ -51,12 +70,9 @@ const ogbMaxLine = 1 << 24
 // edge endpoint outside [0, N), a row-count mismatch between the feature
 // and label files, an empty file, or a truncated or corrupt gzip stream.
 func LoadOGB(dir string) (*Graph, error) {
-	raw := filepath.Join(dir, "raw")
-	if _, err := os.Stat(filepath.Join(raw, ogbEdgeFile)); err != nil {
-		if _, err2 := os.Stat(filepath.Join(dir, ogbEdgeFile)); err2 != nil {
-			return nil, fmt.Errorf("graphio: LoadOGB: no %s in %s or %s", ogbEdgeFile, raw, dir)
-		}
-		raw = dir
+	raw, ok := ogbRaw(dir)
+	if !ok {
+		return nil, fmt.Errorf("graphio: LoadOGB: no %s in %s or %s", ogbEdgeFile, filepath.Join(dir, "raw"), dir)
 	}
 	var feat []float64
 	var n, f int

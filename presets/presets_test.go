@@ -251,3 +251,34 @@ func TestNewEngineMeta(t *testing.T) {
 		t.Error("facts computed for an engine without a log")
 	}
 }
+
+// TestEmptyOGBDirMissing: the ogbn_arxiv directory that a failed `fedaux
+// data get arxiv` leaves empty is no dataset: the arxiv presets are not
+// available (`fedaux data` listed them ready) and building one says how
+// to get the data; with the edge file there, the preset is available.
+func TestEmptyOGBDirMissing(t *testing.T) {
+	env := Env{DataDir: t.TempDir()}
+	if err := os.MkdirAll(filepath.Join(env.DataDir, "ogbn_arxiv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Get("arxiv-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Available(env) {
+		t.Errorf("arxiv-10 available with an empty ogbn_arxiv; Missing = %v", p.Missing(env))
+	}
+	if _, err := p.Build(env, 1); err == nil || !strings.Contains(err.Error(), "`fedaux data get arxiv`") {
+		t.Errorf("arxiv-10 on an empty ogbn_arxiv: %v; want the graph not found and how to get it", err)
+	}
+	raw := filepath.Join(env.DataDir, "ogbn_arxiv", "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(raw, "edge.csv.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Available(env) {
+		t.Errorf("arxiv-10 not available with ogbn_arxiv/raw/edge.csv.gz; Missing = %v", p.Missing(env))
+	}
+}

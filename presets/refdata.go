@@ -39,7 +39,9 @@ func embeddedRef(p string) ([]byte, bool) {
 }
 
 // exists reports whether path is there: an embedded file, all eight
-// Planetoid raw files of a DIR/ind.NAME prefix, or a file or directory.
+// Planetoid raw files of a DIR/ind.NAME prefix, a file, or a directory
+// holding an OGB dataset's raw files (an empty ogbn_arxiv, left by a
+// download that failed, is not there).
 func exists(p string) bool {
 	if rest, ok := strings.CutPrefix(p, embeddedPrefix); ok {
 		_, ok = embeddedRef(rest)
@@ -53,7 +55,10 @@ func exists(p string) bool {
 		}
 		return true
 	}
-	_, err := os.Stat(p)
+	fi, err := os.Stat(p)
+	if err == nil && fi.IsDir() {
+		return graphio.IsOGB(p)
+	}
 	return err == nil
 }
 
