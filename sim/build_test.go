@@ -94,6 +94,12 @@ func TestNewRefusesClientWithoutRole(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want one with %q", err, want)
 		}
+		// The advice names keys a scenario has: split.train and
+		// split.test, the rest validating (it said "raise split.val").
+		hint := map[graphio.Role]string{graphio.Val: "lower split.train or split.test (the rest validates)", graphio.Test: "raise split.test"}[missing]
+		if err == nil || !strings.Contains(err.Error(), hint) || strings.Contains(err.Error(), "split.val") {
+			t.Errorf("error %v, want one advising %q", err, hint)
+		}
 	}
 }
 

@@ -369,13 +369,14 @@ func (c *Client) load(v []float64) {
 // as 0 in the mean over clients.
 func SplitRoles(c *graphio.Client) (train, val, test []int, err error) {
 	train, val, test = graphio.SplitRoles(c.Roles)
+	// A scenario's split has keys train and test; the rest validates.
 	for _, r := range []struct {
 		nodes      []int
-		name, role string
-	}{{train, "training", "train"}, {val, "validation", "val"}, {test, "test", "test"}} {
+		name, hint string
+	}{{train, "training", "raise split.train"}, {val, "validation", "lower split.train or split.test (the rest validates)"}, {test, "test", "raise split.test"}} {
 		if len(r.nodes) == 0 {
-			return nil, nil, nil, fmt.Errorf("client %d has no %s node (of its %d nodes %d train, %d val, %d test); raise split.%s, or make the clients fewer or larger",
-				c.ID, r.name, len(c.Roles), len(train), len(val), len(test), r.role)
+			return nil, nil, nil, fmt.Errorf("client %d has no %s node (of its %d nodes %d train, %d val, %d test); %s, or make the clients fewer or larger",
+				c.ID, r.name, len(c.Roles), len(train), len(val), len(test), r.hint)
 		}
 	}
 	return train, val, test, nil
