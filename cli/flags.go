@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -296,10 +297,23 @@ func (f *runFlags) apply(c sim.Config) (sim.Config, error) {
 		}
 	})
 	c.Workers = f.workers
-	if f.seeds < 1 {
-		return c, fmt.Errorf("-seeds: %d, want >= 1", f.seeds)
+	if err := f.checkSeeds(c.Seed); err != nil {
+		return c, err
 	}
 	return c, flagError(c.Validate())
+}
+
+// checkSeeds checks -seeds from the first seed, in the flags' words:
+// "-seeds: 0, want 1..10000", and -seed named when the last seed would
+// pass the largest.
+func (f *runFlags) checkSeeds(first uint64) error {
+	if study.CheckSeeds(first, f.seeds) == nil {
+		return nil
+	}
+	if f.seeds < 1 || f.seeds > study.MaxSeeds {
+		return fmt.Errorf("-seeds: %d, want 1..%d", f.seeds, study.MaxSeeds)
+	}
+	return fmt.Errorf("-seeds: %d from -seed %d would pass the largest seed, %d; lower -seed", f.seeds, first, uint64(math.MaxUint64))
 }
 
 // settingFlags maps the settings whose flag is not their name; sim's

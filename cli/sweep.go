@@ -50,8 +50,6 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("sweep: -preset or -scenario is required (one or several, comma-separated; see 'fedaux presets')")
 	case len(knobs) == 0:
 		return fmt.Errorf("sweep: -grid is required (for example -grid 'alpha=0.1,1,10')")
-	case f.seeds < 1:
-		return fmt.Errorf("-seeds: %d, want >= 1", f.seeds)
 	}
 	ps, err := f.scenarios()
 	if err != nil {

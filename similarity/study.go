@@ -65,6 +65,9 @@ type Options struct {
 
 // cells returns the study's cells: every variant, seed by seed.
 func (o *Options) cells() ([]*study.Cell, error) {
+	if err := study.CheckSeeds(o.Base.Seed, o.Seeds); err != nil {
+		return nil, fmt.Errorf("similarity: %w", err)
+	}
 	var cells []*study.Cell
 	for _, v := range o.Variants {
 		c := o.Base

@@ -90,8 +90,9 @@ func (g *Grid) Cells() ([]*Cell, error) {
 		return nil, fmt.Errorf("no preset")
 	case len(g.Algos) == 0:
 		return nil, fmt.Errorf("no algorithm")
-	case g.Seeds < 1:
-		return nil, fmt.Errorf("seeds = %d, want >= 1", g.Seeds)
+	}
+	if err := CheckSeeds(g.Seed, g.Seeds); err != nil {
+		return nil, err
 	}
 	var out []*Cell
 	for s := 0; s < g.Seeds; s++ {

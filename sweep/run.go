@@ -68,8 +68,9 @@ func (o *Options) plan() (*plan, error) {
 		return nil, fmt.Errorf("sweep: no grid")
 	case len(o.Algos) == 0:
 		return nil, fmt.Errorf("sweep: no algorithm")
-	case o.Seeds < 1:
-		return nil, fmt.Errorf("sweep: seeds = %d, want >= 1", o.Seeds)
+	}
+	if err := study.CheckSeeds(o.Seed, o.Seeds); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	for i, k := range o.Knobs {
 		for _, l := range o.Knobs[:i] {

@@ -121,8 +121,8 @@ func (o *Options) grid() (*grid, error) {
 	if !slices.Contains(Kinds(), o.Kind) {
 		return nil, fmt.Errorf("table: kind = %q, want %s, %s or %s", o.Kind, Main, Ablation, Transfer)
 	}
-	if o.Seeds < 1 {
-		return nil, fmt.Errorf("table: seeds = %d, want >= 1", o.Seeds)
+	if err := study.CheckSeeds(o.Seed, o.Seeds); err != nil {
+		return nil, fmt.Errorf("table: %w", err)
 	}
 	for _, a := range o.Algos {
 		if _, err := sim.ParseAlgorithm(string(a)); err != nil {
