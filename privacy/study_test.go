@@ -300,7 +300,7 @@ func TestRun(t *testing.T) {
 	cells, _ := opts.cells()
 	n := cells[0].Config.Rounds
 	if err := store.Append(&study.Record{Key: cells[0].Key(), Scenario: "tiny-4", Algo: methods.FedAux,
-		Settings: map[string]string{"rounds": strconv.Itoa(n)}, Val: make([]float64, n), Test: make([]float64, n)}); err != nil {
+		Settings: map[string]string{"rounds": strconv.Itoa(n)}, Val: make([]float64, n), Test: make([]float64, n), BestRound: 1}); err != nil {
 		t.Fatal(err)
 	}
 	opts.Out = other

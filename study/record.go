@@ -58,10 +58,12 @@ type Record struct {
 }
 
 // Complete returns nil when r is the record of a finished run: it has a
-// key, a scenario and an algorithm, and the validation and test accuracy
-// of every one of its rounds (its settings' rounds); else what it lacks.
-// A store takes complete records only, so that a line cut short or
-// written by hand is not taken for a run that scored 0.
+// key, a scenario and an algorithm, the validation and test accuracy of
+// every one of its rounds (its settings' rounds), each a percentage, and
+// the summary of those rounds (sim.Summarize's); else what is wrong. A
+// store takes complete records only, so that a line cut short or
+// written by hand is not taken for a run that scored 0, nor an edited
+// test_at_best_val for what the run scored.
 func (r *Record) Complete() error {
 	switch {
 	case r.Key == "":
@@ -77,6 +79,39 @@ func (r *Record) Complete() error {
 	}
 	if len(r.Val) != rounds || len(r.Test) != rounds {
 		return fmt.Errorf("%d val and %d test accuracies, want one a round of %d", len(r.Val), len(r.Test), rounds)
+	}
+	return r.summarizes()
+}
+
+// summarizes returns nil when r's accuracies are percentages and its
+// summary is theirs: best_round the first round of highest val,
+// best_val and test_at_best_val that round's, final_test the last
+// round's (as sim.Summarize makes it, bit for bit).
+func (r *Record) summarizes() error {
+	best := 0
+	for i := range r.Val {
+		for _, a := range []struct {
+			name string
+			v    float64
+		}{{"val", r.Val[i]}, {"test", r.Test[i]}} {
+			if !(a.v >= 0 && a.v <= 100) {
+				return fmt.Errorf("%s of round %d is %g, want a percentage in [0, 100]", a.name, i+1, a.v)
+			}
+		}
+		if r.Val[i] > r.Val[best] {
+			best = i
+		}
+	}
+	last := len(r.Test) - 1
+	switch {
+	case r.BestRound != best+1:
+		return fmt.Errorf("best_round %d, but its val is highest first at round %d", r.BestRound, best+1)
+	case r.BestVal != r.Val[best]:
+		return fmt.Errorf("best_val %g, but the val of its best round %d is %g", r.BestVal, best+1, r.Val[best])
+	case r.TestAtBestVal != r.Test[best]:
+		return fmt.Errorf("test_at_best_val %g, but the test of its best round %d is %g", r.TestAtBestVal, best+1, r.Test[best])
+	case r.FinalTest != r.Test[last]:
+		return fmt.Errorf("final_test %g, but the test of its last round %d is %g", r.FinalTest, last+1, r.Test[last])
 	}
 	return nil
 }

@@ -120,7 +120,7 @@ func ReportTorn(w io.Writer, prefix string, skipped map[string]SkippedLines) {
 			fmt.Fprintf(w, "%s%s: %d line(s) did not parse (cut short by a crash?) and were skipped; their runs count as not run\n", prefix, f, k.Torn)
 		}
 		if k.Incomplete > 0 {
-			fmt.Fprintf(w, "%s%s: %d line(s) are no finished run (a key, scenario or algo missing, or not every round's val and test) and were skipped; their runs count as not run\n", prefix, f, k.Incomplete)
+			fmt.Fprintf(w, "%s%s: %d line(s) are no finished run (a key, scenario or algo missing, not every round's val and test, or a summary that is not its rounds') and were skipped; their runs count as not run\n", prefix, f, k.Incomplete)
 		}
 		if len(k.Methods) > 0 {
 			n := 0

@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,14 +18,14 @@ import (
 // stored twice is said; the plan names each in its own words.
 func TestStoreTakesCompleteRecordsOnly(t *testing.T) {
 	dir := t.TempDir()
-	full := `{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"2"},"val":[1,2],"test":[3,4],"test_at_best_val":4}`
+	full := `{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"2"},"val":[1,2],"test":[3,4],"best_round":2,"best_val":2,"test_at_best_val":4,"final_test":4}`
 	lines := []string{
 		full,
 		`{"key":"b","scenario":"s"}`, // no algorithm, no rounds
 		`{"key":"c","scenario":"s","algo":"fedavg","settings":{"rounds":"3"},"val":[1,2],"test":[3,4]}`, // 2 of 3 rounds
 		`{"key":"d","scenario":"s","algo":"fedavgm","settings":{"rounds":"2"},"val":[1,2],"test":[3,4]}`,
 		`{"key":"e","scenario":"s","algo":"fedavgm","settings":{"rounds":"2"},"val":[1,2],"test":[3,4]}`,
-		strings.Replace(full, `"test_at_best_val":4`, `"test_at_best_val":9`, 1), // key a again
+		strings.Replace(full, `"final_test":4`, `"final_test":4,"seconds":9`, 1), // key a again
 		`{"key":"f","scen`,
 	}
 	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
@@ -34,7 +35,7 @@ func TestStoreTakesCompleteRecordsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if recs := s.Records(); len(recs) != 1 || recs[0].Key != "a" || recs[0].TestAtBestVal != 4 {
+	if recs := s.Records(); len(recs) != 1 || recs[0].Key != "a" || recs[0].Seconds != 0 {
 		t.Errorf("records %+v, want the first line's alone", recs)
 	}
 	for _, k := range []string{"b", "c"} {
@@ -59,6 +60,52 @@ func TestStoreTakesCompleteRecordsOnly(t *testing.T) {
 	// Nor does a store append one.
 	if err := s.Append(&Record{Key: "g", Scenario: "s", Algo: "fedavg"}); err == nil || !strings.Contains(err.Error(), "rounds") {
 		t.Errorf("Append of an incomplete record: %v", err)
+	}
+}
+
+// TestStoreRefusesEditedSummary: a results line whose summary is not its
+// rounds' (test_at_best_val edited to 99.5, a best_round past its
+// rounds) or whose accuracy is no percentage is no finished run: the
+// table showed the edited 99.50 as the run's score, and -5 and 1e308
+// as accuracies. Append refuses such a record, naming what is wrong.
+func TestStoreRefusesEditedSummary(t *testing.T) {
+	full := `{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"3"},"val":[1,5,5],"test":[3,4,2],"best_round":2,"best_val":5,"test_at_best_val":4,"final_test":2}`
+	for _, tt := range []struct{ from, to, want string }{
+		{"", "", ""},
+		{`"test_at_best_val":4`, `"test_at_best_val":99.5`, "test_at_best_val 99.5, but the test of its best round 2 is 4"},
+		{`"best_round":2`, `"best_round":7`, "best_round 7, but its val is highest first at round 2"},
+		{`"best_round":2`, `"best_round":3`, "best_round 3, but its val is highest first at round 2"},
+		{`"best_val":5`, `"best_val":6`, "best_val 6, but the val of its best round 2 is 5"},
+		{`"final_test":2`, `"final_test":4`, "final_test 4, but the test of its last round 3 is 2"},
+		{`"test":[3,4,2]`, `"test":[1e308,4,2]`, "test of round 1 is 1e+308, want a percentage in [0, 100]"},
+		{`"val":[1,5,5]`, `"val":[-5,5,5]`, "val of round 1 is -5, want a percentage in [0, 100]"},
+	} {
+		line := strings.Replace(full, tt.from, tt.to, 1)
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenStore(dir, ResultsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := s.Get("a")
+		if ok != (tt.want == "") {
+			t.Errorf("%s: stored %v, want %v", line, ok, tt.want == "")
+		}
+		if tt.want == "" {
+			continue
+		}
+		if k := s.Skipped[ResultsFile]; k.Incomplete != 1 {
+			t.Errorf("%s: skipped %+v, want one line that is no finished run", line, k)
+		}
+		var r Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := MemoryStore().Append(&r); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Append of %s: %v, want %q", line, err, tt.want)
+		}
 	}
 }
 

@@ -60,7 +60,7 @@ func TestKey(t *testing.T) {
 func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ResultsFile)
-	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"1"},"val":[1],"test":[1]}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"key":"a","scenario":"s","algo":"fedavg","settings":{"rounds":"1"},"val":[1],"test":[1],"best_round":1,"best_val":1,"test_at_best_val":1,"final_test":1}`+"\n"+`{"key":"b","scen`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := OpenStore(dir, ResultsFile)
@@ -84,7 +84,7 @@ func TestStoreTornLinesAndConcurrentAppends(t *testing.T) {
 			}
 			for i := range each {
 				r := &Record{Key: fmt.Sprintf("w%d-%d", w, i), Scenario: "s", Algo: methods.FedAvg, Settings: map[string]string{"rounds": "200"},
-					Val: make([]float64, 200), Test: make([]float64, 200)}
+					Val: make([]float64, 200), Test: make([]float64, 200), BestRound: 1}
 				if err := st.Append(r); err != nil {
 					t.Error(err)
 				}
