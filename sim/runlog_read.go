@@ -33,7 +33,8 @@ type LoggedRun struct {
 
 // ReadRunLog reads the runs of the JSON Lines run log at path (see
 // OpenRunLog and docs/running.md for its lines). It reads the logs of
-// methods this build does not have: their names are as written. A line that cannot be
+// methods this build does not have: their names, and the names of their
+// knobs, are as written. A line that cannot be
 // read is an error naming the file and the line, but for a last line
 // without its newline, which a process stopped while writing it leaves (a
 // full disk, a kill): that one is left out, and torn is its line number.
@@ -94,11 +95,20 @@ func ReadRunLog(path string) (runs []*LoggedRun, torn int, err error) {
 			r = &LoggedRun{Line: n, Header: h.RunHeader}
 			runs = append(runs, r)
 		case "control":
-			var c controlLine
+			// The knob as written: a live setting of a method this build
+			// does not have (or has not registered) is the reader's to
+			// refuse (a replay), not the log's.
+			var c struct {
+				controlLine
+				Name string `json:"name"`
+			}
 			if err := json.Unmarshal(b, &c); err != nil {
 				return nil, 0, bad(err)
 			}
-			r.Controls = append(r.Controls, KnobChange{Round: c.Round, Name: c.Name, From: c.From, To: c.To})
+			if c.Name == "" {
+				return nil, 0, bad(fmt.Errorf("no knob name"))
+			}
+			r.Controls = append(r.Controls, KnobChange{Round: c.Round, Name: Knob(c.Name), From: c.From, To: c.To})
 		case "algorithm":
 			var c struct {
 				Round    int

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -80,5 +81,36 @@ func TestReadRunLog(t *testing.T) {
 	}
 	if _, _, err := sim.ReadRunLog(path); err == nil || !strings.Contains(err.Error(), "run.jsonl:7: not a JSON object") {
 		t.Errorf("a cut line in the middle: %v", err)
+	}
+}
+
+// TestReadRunLogOtherKnobs: a knob change of a method this build does not
+// have is read as written, as the method's name is (the whole log was
+// refused: 'knob = lr_boost, want alpha, sigma, ...'), and a control line
+// without a knob is an error naming its line (it was read as a change of
+// the knob "", which replay then named as 'the change of  before round 2').
+func TestReadRunLogOtherKnobs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	run := `{"type":"run","algo":"outside","rounds":2,"clients":2}`
+	round := func(n int) string { return fmt.Sprintf(`{"type":"round","round":%d}`, n) }
+	write := func(control string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(strings.Join([]string{run, round(1), control, round(2)}, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"type":"control","round":2,"name":"lr_boost","from":1,"to":3}`)
+	runs, _, err := sim.ReadRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []sim.KnobChange{{Round: 2, Name: "lr_boost", From: 1, To: 3}}; !reflect.DeepEqual(runs[0].Controls, want) {
+		t.Errorf("controls %+v, want %+v", runs[0].Controls, want)
+	}
+	for _, control := range []string{`{"type":"control","round":2,"from":1,"to":3}`, `{"type":"control","round":2,"name":"","to":3}`} {
+		write(control)
+		if _, _, err := sim.ReadRunLog(path); err == nil || !strings.HasSuffix(err.Error(), "run.jsonl:3: control line: no knob name") {
+			t.Errorf("%s: %v, want the line named", control, err)
+		}
 	}
 }
