@@ -436,6 +436,7 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"-preset", "sbm", "-checkpoint-every", "-1"}, "-checkpoint-every: -1"},
 		{[]string{"-preset", "sbm", "-checkpoint-every", "5"}, "-checkpoint-every: needs -checkpoint"},
 		{[]string{"-preset", "sbm", "-checkpoint", "/nonexistent/dir/c.ckpt"}, "-checkpoint: /nonexistent/dir: no such directory"},
+		{[]string{"-preset", "sbm", "-checkpoint", filepath.Join(notCk, "c.ckpt")}, "-checkpoint: " + notCk + ": not a directory"}, // it said no such directory
 		{[]string{"-preset", "sbm", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-preset", "sbm", "-rounds", "0"}, "-rounds"},
 		{[]string{"-preset", "sbm", "-algo", "fedsgd"}, `invalid value "fedsgd" for flag -algo: want one of fedaux`},

@@ -212,8 +212,10 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 		return nil, env, errors.New("-checkpoint-every: needs -checkpoint FILE")
 	}
 	if f.checkpoint != "" {
-		if fi, err := os.Stat(filepath.Dir(f.checkpoint)); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(filepath.Dir(f.checkpoint)); err != nil {
 			return nil, env, fmt.Errorf("-checkpoint: %s: no such directory", filepath.Dir(f.checkpoint))
+		} else if !fi.IsDir() {
+			return nil, env, fmt.Errorf("-checkpoint: %s: not a directory", filepath.Dir(f.checkpoint))
 		}
 		if err := sim.CheckCheckpointPath(f.checkpoint); err != nil {
 			return nil, env, fmt.Errorf("-checkpoint: %w", err)
