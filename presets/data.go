@@ -50,7 +50,8 @@ func Checksum(path string) (sim.DataFile, error) {
 	return sim.DataFile{Path: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// ParseBytes reads a size such as 1700MiB, 2GiB or 500000000.
+// ParseBytes reads a size such as 1700MiB, 2GiB, 1.5GB or 500000000: at
+// least one byte, and fewer than 2^63 (an int64).
 func ParseBytes(s string) (int64, error) {
 	units := []struct {
 		suffix string
@@ -61,6 +62,11 @@ func ParseBytes(s string) (int64, error) {
 			v, err := strconv.ParseFloat(num, 64)
 			if err != nil || v <= 0 {
 				break
+			}
+			// NaN, Inf and a size past int64 converted to a negative
+			// limit (none), and half a byte to 0.
+			if b := v * u.mult; !(b >= 1 && b < 1<<63) {
+				return 0, fmt.Errorf("%q: want a size of at least 1 byte and below 2^63 bytes, such as 1700MiB or 2GiB", s)
 			}
 			return int64(v * u.mult), nil
 		}

@@ -282,3 +282,29 @@ func TestEmptyOGBDirMissing(t *testing.T) {
 		t.Errorf("arxiv-10 not available with ogbn_arxiv/raw/edge.csv.gz; Missing = %v", p.Missing(env))
 	}
 }
+
+// TestParseBytes: a size is at least one byte and an int64. NaN, Inf and
+// 99999999999999999999GiB were taken (converted to a negative limit,
+// which sets none) and 0.5 to a limit of 0 bytes; each is now refused,
+// as -memlimit and a scenario's memlimit say.
+func TestParseBytes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64 // 0: refused
+	}{
+		{"1700MiB", 1700 << 20}, {"2GiB", 2 << 30}, {"1.5GB", 1500000000}, {"500000000", 500000000}, {"1B", 1},
+		{"0.5", 0}, {"0.5B", 0}, {"NaN", 0}, {"NaNGiB", 0}, {"Inf", 0}, {"+InfMiB", 0},
+		{"99999999999999999999GiB", 0}, {"8589934592GiB", 0}, {"9223372036854775808", 0},
+		{"0", 0}, {"-1GiB", 0}, {"lots", 0}, {"", 0},
+	} {
+		n, err := ParseBytes(tt.in)
+		switch {
+		case tt.want != 0 && (err != nil || n != tt.want):
+			t.Errorf("ParseBytes(%q) = %d, %v, want %d", tt.in, n, err, tt.want)
+		case tt.want == 0 && err == nil:
+			t.Errorf("ParseBytes(%q) = %d, want an error", tt.in, n)
+		case tt.want == 0 && !strings.Contains(err.Error(), "such as 1700MiB or 2GiB"):
+			t.Errorf("ParseBytes(%q): %v, want what is allowed", tt.in, err)
+		}
+	}
+}
