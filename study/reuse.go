@@ -1,6 +1,7 @@
 package study
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -20,7 +21,13 @@ func Reuse(out, file string, dirs []string, cells []*Cell) error {
 		return err
 	}
 	for _, dir := range dirs {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("study: reuse %s: no such directory", dir)
+		case err != nil:
+			return fmt.Errorf("study: reuse: %w", err)
+		case !fi.IsDir():
 			return fmt.Errorf("study: reuse %s: not a directory", dir)
 		}
 		other, err := OpenStore(dir, "") // read only: never appended to
