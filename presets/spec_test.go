@@ -85,6 +85,28 @@ func TestSpecErrors(t *testing.T) {
 	}
 }
 
+// TestSpecByteOrderMark: a file that an editor began with a byte order
+// mark reads as the same file without it (it was 'f.toml:1: toml: invalid
+// character at start of key', of a character the editor does not show),
+// and its errors keep their lines.
+func TestSpecByteOrderMark(t *testing.T) {
+	text := "clients = 10\n[sbm]\ngroups = 2\nintra = [0.2, 0.6]\n"
+	want, err := ParseSpec("f", "f.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseSpec("f", "f.toml", []byte("\uFEFF"+text))
+	if err != nil {
+		t.Fatalf("with a byte order mark: %v", err)
+	}
+	if got.Render() != want.Render() {
+		t.Errorf("with a byte order mark:\n%s\nwant\n%s", got.Render(), want.Render())
+	}
+	if _, err := ParseSpec("f", "f.toml", []byte("\uFEFFclients = 10\nclients = 3\n")); err == nil || !strings.Contains(err.Error(), "f.toml:2: clients: set twice (first at line 1)") {
+		t.Errorf("an error after a byte order mark: %v", err)
+	}
+}
+
 // TestSetEqualsFile checks that -set and a file give one scenario.
 func TestSetEqualsFile(t *testing.T) {
 	p, err := Get("sbm")

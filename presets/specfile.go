@@ -1,6 +1,7 @@
 package presets
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -51,6 +52,8 @@ func ParseSpec(name, file string, data []byte) (*Spec, error) {
 			s.dir = filepath.Dir(file)
 		}
 	}
+	// A byte order mark, which some editors write first, is no key.
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	var p unstable.Parser
 	p.Reset(data)
 	table := ""
