@@ -62,6 +62,33 @@ func (r *RunResult) Attack(nm NonMembers) *Attack {
 	return nil
 }
 
+// check returns nil when every AUC of r is in [0, 1] and each attack's
+// means are its clients' (as attackRun sums them, bit for bit); else
+// what is not, so that a results line edited by hand is not reported as
+// what the attack found.
+func (r *RunResult) check() error {
+	for _, a := range r.Attacks {
+		var sum [4]float64
+		for _, c := range a.Clients {
+			for i, v := range []float64{c.AUC, c.TrainAUC, c.NoDescriptorAUC, c.LossAUC} {
+				if !(v >= 0 && v <= 1) {
+					return fmt.Errorf("attack with non-members %s: client %d: %s %g, want an AUC in [0, 1]", a.NonMembers, c.ID, aucNames[i], v)
+				}
+				sum[i] += v / float64(len(a.Clients))
+			}
+		}
+		for i, v := range []float64{a.AUC, a.TrainAUC, a.NoDescriptorAUC, a.LossAUC} {
+			if v != sum[i] {
+				return fmt.Errorf("attack with non-members %s: %s %g, but its clients' mean is %g", a.NonMembers, aucNames[i], v, sum[i])
+			}
+		}
+	}
+	return nil
+}
+
+// aucNames are the JSON names of an attack's AUCs, in check's order.
+var aucNames = [4]string{"auc", "train_auc", "no_descriptor_auc", "loss_auc"}
+
 // attackRun runs both attacks on every client of a run from the
 // clients' probes at the checkpoints (probes[r][k]: client k's at
 // checkpoint r), their targets having been cands[k].targets(k).

@@ -70,6 +70,9 @@ func rows(opts *Options, cells []*study.Cell, store *study.Store) ([]Row, error)
 		if len(res.Attacks) == 0 {
 			return nil, fmt.Errorf("privacy: the result of %s holds no attack (another study's?)", c)
 		}
+		if err := res.check(); err != nil {
+			return nil, fmt.Errorf("privacy: the result of %s in %s: %w; remove its line to run it again", c, store.Dir(), err)
+		}
 		r := &rows[at[[2]string{c.Labels[LabelPreset], string(c.Config.Algo)}]]
 		r.Descriptor = res.Descriptor
 		r.Seeds = append(r.Seeds, c.Config.Seed)
