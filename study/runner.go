@@ -450,7 +450,9 @@ func (r *Runner) engine(c *Cell) (*sim.Engine, *presets.Scenario, spent, error) 
 		if _, err := os.Stat(path); err == nil {
 			ck, err := sim.LoadCheckpoint(path)
 			if err != nil {
-				return nil, nil, spent{}, err
+				// A checkpoint cut short or damaged stops the study
+				// until it is gone: say so.
+				return nil, nil, spent{}, fmt.Errorf("%w; remove it to run %s from its first round", err, c)
 			}
 			var st checkpointState
 			if err := json.Unmarshal(ck.Meta.App, &st); err == nil && st.Key == c.Key() {
