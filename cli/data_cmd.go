@@ -198,7 +198,7 @@ func dataServeCmd(args []string, stderr io.Writer) error {
 	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("data serve: -addr %s: %w (want HOST:PORT or :PORT, such as 127.0.0.1:8080)", *addr, err)
 	}
 	fmt.Fprintf(stderr, "serving %d files of %s at http://%s (use -mirror http://%s or $%s)\n", n, dir, l.Addr(), l.Addr(), datasets.MirrorEnv)
 	err = http.Serve(l, mux)
