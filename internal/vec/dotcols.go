@@ -100,7 +100,9 @@ func dotMNStrideGo[T float32 | float64](dst []T, stride int, xs, ys [][]T, patte
 // DotMNStride32 is DotMNStride in float32: dst[a*stride+j] =
 // Dot32(xs[a], ys[j]) to the bit, or +0 where pattern[a*patStride+j] is
 // zero. At the AVX-512 level it computes sixteen columns at a time, one
-// to a lane, each with Dot32's sixteen partial sums and their order.
+// to a lane, each with Dot32's sixteen partial sums and their order; at
+// AVX2 it computes the entries the pattern keeps, four at a time
+// (DotN32).
 func DotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
 	checkMNStride("DotMNStride32", dst, stride, xs, ys, pattern, patStride)
 	if len(xs) == 0 || len(ys) == 0 {

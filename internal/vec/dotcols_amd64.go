@@ -212,6 +212,19 @@ var panels32 = sync.Pool{New: func() any { return new([]float32) }}
 var keptShare32 = 0.4
 
 func dotMNStride32(dst []float32, stride int, xs, ys [][]float32, pattern []float32, patStride int) {
+	if level == AVX2 {
+		// No strips at AVX2 (a lane's sixteen partial sums would take all
+		// the registers for 8 columns): DotN32's four at a time, on the
+		// kept entries alone.
+		if pattern != nil {
+			dotMNKept32(dst, stride, xs, ys, pattern, patStride)
+			return
+		}
+		for a, x := range xs {
+			dotN32(dst[a*stride:a*stride+len(ys)], x, ys)
+		}
+		return
+	}
 	if pattern != nil && level == AVX512 && len(xs[0]) >= keptMinLen && share(pattern, patStride, len(xs), len(ys)) < keptShare32 {
 		dotMNKept32(dst, stride, xs, ys, pattern, patStride)
 		return

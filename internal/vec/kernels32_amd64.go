@@ -48,9 +48,14 @@ func dot32(x, y []float32) float32 {
 
 func dotN32(dst, x []float32, ys [][]float32) {
 	t := 0
-	if level >= AVX512 {
+	switch level {
+	case AVX512:
 		for ; t+4 <= len(ys); t += 4 {
 			dot4x32AVX512(dst[t:t+4], x, ys[t:t+4])
+		}
+	case AVX2:
+		for ; t+4 <= len(ys); t += 4 {
+			dot4x32AVX2(dst[t:t+4], x, ys[t:t+4])
 		}
 	}
 	for ; t < len(ys); t++ {
@@ -118,6 +123,12 @@ func dot32AVX512(x, y []float32) float32
 //
 //go:noescape
 func dot4x32AVX512(dst, x []float32, ys [][]float32)
+
+// dot4x32AVX2 is dot4x32AVX512 on AVX2: dst[t] = dot32(x, ys[t]) for t
+// = 0..3, every ys[t] at least as long as x.
+//
+//go:noescape
+func dot4x32AVX2(dst, x []float32, ys [][]float32)
 
 // adam32AVX512 is adam32Go with slices of equal length.
 //
