@@ -349,7 +349,17 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 		m.logf(false, "all %d rounds done: test%s at best val %.2f (round %d, val %.2f), final test %.2f",
 			m.cfg.Rounds, metric, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
 	}
-	return tea.Batch(exp, m.next())
+	// The view shown may be one the round did not compute: the default
+	// one of a run whose weights come from no view (FedAvg's pc1), shown
+	// once there is a round. The next rounds compute it, and a pause
+	// computes it for this one.
+	m.sync()
+	m.wantViews()
+	next := m.next()
+	if next == nil {
+		next = m.completeShown()
+	}
+	return tea.Batch(exp, next)
 }
 
 // completeShown computes, while the console is paused, the view the
