@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,5 +32,45 @@ func TestDefaultViewComputed(t *testing.T) {
 		if scr := plain(m.Render()); strings.Contains(scr, "computed from round") {
 			t.Errorf("round %d: the heat map waits for a round:\n%s", round, scr)
 		}
+	}
+}
+
+// TestForkAgainAtSameRound: a fork at round 2, a restart (R), and a fork
+// at round 2 again refused the second one, "fork: sim: fork: run log
+// .../session-B-r2.jsonl: not empty and not the checkpoint's log": B's
+// run log was named by the round alone, and the first fork's was there.
+// The second fork's log takes the next free name, and the farewell names
+// both.
+func TestForkAgainAtSameRound(t *testing.T) {
+	dir := t.TempDir()
+	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newLogModel(t, log)
+	press(m, "n", "n", "f")
+	if m.other == nil {
+		t.Fatalf("the first f did not fork: %v", m.events[len(m.events)-1].text)
+	}
+	press(m, "R", "n", "n", "f")
+	if m.other == nil {
+		t.Fatalf("the second f at round 2 did not fork: %v", m.events[len(m.events)-1].text)
+	}
+	if len(m.forkLogs) != 2 || m.forkLogs[0].path == m.forkLogs[1].path {
+		t.Fatalf("the forks' run logs: %+v, want two files", m.forkLogs)
+	}
+	press(m, "n")
+	m.Close()
+	for _, f := range m.forkLogs {
+		runs, _, err := sim.ReadRunLog(f.path)
+		if err != nil {
+			t.Fatalf("%s: %v", f.path, err)
+		}
+		if len(runs) != 1 {
+			t.Errorf("%s holds %d runs, want 1", f.path, len(runs))
+		}
+	}
+	if bye := m.farewell(); !strings.Contains(bye, m.forkLogs[1].path) {
+		t.Errorf("the farewell does not name the second fork's log %s:\n%s", m.forkLogs[1].path, bye)
 	}
 }

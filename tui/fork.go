@@ -35,10 +35,19 @@ type branch struct {
 type forkLog struct{ what, path string }
 
 // forkLogPath is the fork's run log beside the session's:
-// runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12.
+// runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12, or, when
+// a file of that name is there (an earlier fork at the same round, before
+// a restart), the first free one of ...-B-r12-2.jsonl, -3, ...
 func forkLogPath(session, name string, round int) string {
 	ext := filepath.Ext(session)
-	return fmt.Sprintf("%s-%s-r%d%s", strings.TrimSuffix(session, ext), name, round, ext)
+	base := fmt.Sprintf("%s-%s-r%d", strings.TrimSuffix(session, ext), name, round)
+	path := base + ext
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(path); err != nil {
+			return path // free, or OpenRunLog says why it is not
+		}
+		path = fmt.Sprintf("%s-%d%s", base, n, ext)
+	}
 }
 
 // canFork says why the run cannot fork now ("" when it can).
