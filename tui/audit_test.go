@@ -74,3 +74,35 @@ func TestForkAgainAtSameRound(t *testing.T) {
 		t.Errorf("the farewell does not name the second fork's log %s:\n%s", m.forkLogs[1].path, bye)
 	}
 }
+
+// TestPickerFooter: the preset picker's bottom line was the dashboard's,
+// "n step • space run • ... q quit", though in the picker n and space do
+// nothing and q goes back without quitting. It names the picker's keys,
+// and while a filter is typed, the filter's.
+func TestPickerFooter(t *testing.T) {
+	m := newTestModel(t, true, 80, 24, small)
+	press(m, "P")
+	last := func() string {
+		lines := strings.Split(plain(m.Render()), "\n")
+		return lines[len(lines)-1]
+	}
+	foot := last()
+	for _, bad := range []string{"n step", "space run", "q quit"} {
+		if strings.Contains(foot, bad) {
+			t.Errorf("the picker's footer offers %q: %q", bad, foot)
+		}
+	}
+	for _, want := range []string{"enter load", "esc back", "/ filter"} {
+		if !strings.Contains(foot, want) {
+			t.Errorf("the picker's footer lacks %q: %q", want, foot)
+		}
+	}
+	press(m, "q")
+	if m.screen != dashboard {
+		t.Fatalf("q in the picker: screen %v, want the dashboard", m.screen)
+	}
+	press(m, "P", "/")
+	if foot := last(); !strings.Contains(foot, "esc") || strings.Contains(foot, "enter load") {
+		t.Errorf("the footer while a filter is typed: %q", foot)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -162,6 +163,19 @@ func (p *pickerModel) SetSize(w, h int) {
 // Filtering reports whether the user is typing a filter (then enter and
 // esc belong to the list).
 func (p pickerModel) Filtering() bool { return p.list.FilterState() == list.Filtering }
+
+// help is the picker's key hint for the console's bottom line: the
+// list's keys, or, while a filter is typed, the filter's.
+func (p pickerModel) help() []key.Binding {
+	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
+	if p.Filtering() {
+		return []key.Binding{b("enter", "keep filter"), b("esc", "clear filter")}
+	}
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓", "choose")),
+		b("/", "filter"), b("enter", "load"), key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back")),
+	}
+}
 
 // Selected returns the highlighted preset (nil if none).
 func (p pickerModel) Selected() *presets.Preset {

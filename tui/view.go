@@ -236,5 +236,8 @@ func (m *Model) footer() string {
 	if m.screen == choosing {
 		return m.help.ShortHelpView(m.algos.help())
 	}
+	if m.screen == picking {
+		return m.help.ShortHelpView(m.picker.help())
+	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
