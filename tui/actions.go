@@ -180,7 +180,9 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil // the export asked for is under way: the field is its directory, kept
 	case key.Matches(msg, m.keys.Confirm):
 		if m.prompt.kind == askExport {
-			dir := m.prompt.input.Value()
+			// The spaces around a name are not part of it (a pasted
+			// path's); a blank field names no directory.
+			dir := strings.TrimSpace(m.prompt.input.Value())
 			if dir == "" {
 				m.prompt.err = "name a directory"
 				return nil

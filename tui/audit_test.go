@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +105,34 @@ func TestPickerFooter(t *testing.T) {
 	press(m, "P", "/")
 	if foot := last(); !strings.Contains(foot, "esc") || strings.Contains(foot, "enter load") {
 		t.Errorf("the footer while a filter is typed: %q", foot)
+	}
+}
+
+// TestExportBlankOrPaddedDir: the export prompt took its field as it
+// was, so that "   " (a field cleared with spaces) exported 39 files
+// into a directory named three spaces in the working directory ("exported
+// 39 files to "), and a pasted " out " into " out ". A blank field is
+// refused as an empty one is, and the spaces around a name are not part
+// of it.
+func TestExportBlankOrPaddedDir(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n", "e")
+	m.prompt.input.SetValue("   ")
+	press(m, "enter")
+	if m.screen != prompting || !strings.Contains(plain(m.Render()), "name a directory") {
+		t.Errorf("a blank export directory was not refused:\n%s", plain(m.Render()))
+	}
+	m.prompt.input.SetValue(" out ")
+	press(m, "enter")
+	if _, err := os.Stat(filepath.Join(wd, "out", "log.jsonl")); err != nil {
+		t.Errorf("\" out \" did not export to out: %v", err)
+	}
+	ents, _ := os.ReadDir(wd)
+	for _, e := range ents {
+		if strings.TrimSpace(e.Name()) != e.Name() || e.Name() == "" {
+			t.Errorf("the export made %q in the working directory", e.Name())
+		}
 	}
 }
