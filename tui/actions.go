@@ -460,7 +460,12 @@ func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
 // rebuild replaces the engine by a new one for preset p and settings c,
 // after the round in flight (which is cancelled) if any.
 func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
+	if m.act == building {
+		m.logf(true, "busy building; try again in a moment")
+		return nil
+	}
 	m.queued = nil
+	m.rebuilt = &sim.Knobs{Alpha: c.Alpha, Sigma: c.Sigma, Partners: c.Partners, Settings: c.Options}
 	m.running, m.stepsLeft = false, 0
 	start := func() tea.Cmd {
 		m.endRun()
@@ -481,9 +486,6 @@ func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
 	case computing, recovering:
 		m.afterRound = start
 		return nil
-	case building:
-		m.logf(true, "busy building; try again in a moment")
-		return nil
 	}
 	return start()
 }
@@ -494,9 +496,16 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 		return nil
 	}
 	m.act = idle
+	m.rebuilt = nil
 	m.scenarioBuilt(msg.err)
 	if msg.err != nil {
 		m.logf(true, "%v", msg.err)
+		// The changes made meanwhile were for the engine that is not
+		// there; the old one goes on with its own knobs.
+		for _, q := range m.queued {
+			m.logf(true, "%s %s → %s dropped: the engine it was for was not built", q.Name, fmtKnob(q.From), fmtKnob(q.To))
+		}
+		m.queued = nil
 		return nil
 	}
 	queued := m.queued // changes made while building

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,51 @@ func TestExportBlankOrPaddedDir(t *testing.T) {
 		if strings.TrimSpace(e.Name()) != e.Name() || e.Name() == "" {
 			t.Errorf("the export made %q in the working directory", e.Name())
 		}
+	}
+}
+
+// TestKnobKeyWhileNewPresetBuilds: with alpha 20, P and another preset
+// (which brings its own alpha, 10), and + pressed while its engine was
+// built: the + counted from the old engine's 20, and the new run got
+// alpha 21, "alpha 10 → 21", for one press of a key that steps by 1. The
+// knobs while a rebuild is under way are the new engine's: + makes 11.
+func TestKnobKeyWhileNewPresetBuilds(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	promptType(m, "a", "20")
+	press(m, "P")
+	build := m.key(keyMsg("enter")) // sbm again: the preset's own knobs, alpha 10
+	if m.act != building {
+		t.Fatalf("enter in the picker: activity %v, want a build", m.act)
+	}
+	if a := m.Knobs().Alpha; a != 10 {
+		t.Errorf("while the preset's engine is built the knobs say alpha %v, want the preset's 10", a)
+	}
+	m.key(keyMsg("+"))
+	drive(m, build)
+	if a := m.Engine().Knobs().Alpha; a != 11 {
+		t.Errorf("+ while the preset's engine was built: alpha %v, want 11 (the preset's 10, up by 1)", a)
+	}
+}
+
+// TestKnobKeyWhileBuildFails: a change made while another preset's
+// engine is built is for that engine; when it cannot be built, the
+// change is dropped and said so, not applied to the old engine after its
+// next round.
+func TestKnobKeyWhileBuildFails(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	promptType(m, "a", "20")
+	press(m, "P")
+	m.key(keyMsg("enter"))
+	m.key(keyMsg("+"))
+	m.Update(builtMsg{job: m.job, err: errors.New("graphio: out of luck")})
+	if a := m.Knobs().Alpha; a != 20 {
+		t.Errorf("after the failed build the knobs say alpha %v, want the old engine's 20", a)
+	}
+	press(m, "n")
+	if a := m.reports[len(m.reports)-1].Alpha; a != 20 {
+		t.Errorf("the old engine's next round ran with alpha %v, want 20", a)
+	}
+	if !logged(m, "alpha 10 → 11 dropped") {
+		t.Errorf("the log does not say the change was dropped:\n%v", m.events)
 	}
 }

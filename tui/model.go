@@ -88,6 +88,10 @@ type Model struct {
 	switches []sim.AlgorithmChange // the shown branch's changes of algorithm (F)
 	knobs    sim.Knobs             // what the engine will use next
 	queued   []export.Control      // changes made during a round, applied after it
+	// rebuilt, from the moment a rebuild is asked for until its engine
+	// is ready, holds the knobs that engine starts with (a preset's own),
+	// which the knob keys then count from.
+	rebuilt *sim.Knobs
 	// stepKnobs are the knobs of the round in flight, lastKnobs those of
 	// the last round shown.
 	stepKnobs, lastKnobs sim.Knobs
@@ -232,6 +236,9 @@ func (m *Model) Round() int { return len(m.reports) }
 // changes waiting for the round in flight.
 func (m *Model) Knobs() sim.Knobs {
 	k := m.knobs
+	if m.rebuilt != nil {
+		k = *m.rebuilt
+	}
 	for _, q := range m.queued {
 		k = k.With(q.Name, q.To)
 	}
