@@ -183,3 +183,35 @@ func TestKnobKeyWhileBuildFails(t *testing.T) {
 		t.Errorf("the log does not say the change was dropped:\n%v", m.events)
 	}
 }
+
+// TestFarewellAfterSwitchOnA: f, then F on branch A (the session's own
+// run) to local, rounds, quit: the console named B's run log, but not the
+// session's, whose run is the only record of A's switch (the farewell
+// named the session's log only after knob changes). It names it, and the
+// replay command picks the run with the switch.
+func TestFarewellAfterSwitchOnA(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newLogModel(t, log)
+	press(m, "n", "f", "F")
+	for m.algos.Selected() != methods.Local {
+		if m.algos.cur == len(m.algos.offer)-1 {
+			t.Fatalf("F on branch A does not offer local: %v", m.algos.offer)
+		}
+		press(m, "down")
+	}
+	press(m, "enter", "n", "R") // a restart ends the fork and starts a run with no round
+	if m.cfg.Algo != methods.Local || m.Round() != 0 {
+		t.Fatalf("after F, local, n and R: %s, round %d", m.cfg.Algo, m.Round())
+	}
+	m.Close()
+	log.Close()
+	bye := m.farewell()
+	if want := "replay it headless with: fedaux run -replay " + path + " -replay-run 1\n"; !strings.Contains(bye, want) {
+		t.Errorf("after quitting the console says\n%s\nwant a line\n%s", bye, want)
+	}
+}

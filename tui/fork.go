@@ -115,6 +115,7 @@ func (m *Model) switchAlgorithm(algo sim.Algorithm) {
 		c := sim.AlgorithmChange{Round: len(m.reports) + 1, From: m.cfg.Algo, To: algo}
 		if err = l.Write(c.Line()); err == nil {
 			ne.SetLog(l)
+			m.switched = m.switched || l == m.opts.Log
 			m.engine, m.cfg, m.switches = ne, ne.Config(), append(m.switches, c)
 			m.heat.SetOffered(ne.Offered())
 			m.sync()

@@ -116,6 +116,7 @@ type Model struct {
 	tried      string         // the view completeShown computed last, with its round
 	ended      *sim.Engine    // the engine whose summary line endRun wrote
 	steered    bool           // a knob changed in the session
+	switched   bool           // the session's own run (not a fork's B) changed algorithm (F)
 	starting   bool           // the start rounds (Options.StartRounds) are running
 	other      *branch        // the branch not shown, when the run is forked (f)
 	forkLogs   []forkLog      // the run logs of the session's forks, for farewell
