@@ -215,3 +215,39 @@ func TestFarewellAfterSwitchOnA(t *testing.T) {
 		t.Errorf("after quitting the console says\n%s\nwant a line\n%s", bye, want)
 	}
 }
+
+// TestForkWhileRunning: f, F or b while rounds run on (space) said
+// "fork once the work in flight is done" (F on a forked run: "already
+// forked ...: r or R ends the fork", though F switches a branch's
+// algorithm there), and the user who waited waited for good: the next
+// round starts as one ends. They say to pause first.
+func TestForkWhileRunning(t *testing.T) {
+	last := func(m *Model) string { return m.events[len(m.events)-1].text }
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n")
+	m.key(keyMsg("space")) // running on: a round in flight, more to come
+	if m.act != stepping || !m.running {
+		t.Fatalf("space: activity %v, running %v", m.act, m.running)
+	}
+	for _, k := range []string{"f", "F"} {
+		m.key(keyMsg(k))
+		if !strings.Contains(last(m), "pause (space)") {
+			t.Errorf("%s while running: %q, want it to say to pause", k, last(m))
+		}
+	}
+	m.key(keyMsg("space")) // paused, the round still in flight
+	m.key(keyMsg("f"))
+	if !strings.Contains(last(m), "once the work in flight is done") {
+		t.Errorf("f after a pause, with a round still in flight: %q, want it to wait for the round", last(m))
+	}
+
+	forked := newTestModel(t, true, 120, 40, small)
+	press(forked, "n", "f")
+	forked.key(keyMsg("space"))
+	for _, k := range []string{"b", "F"} {
+		forked.key(keyMsg(k))
+		if !strings.Contains(last(forked), "pause (space)") {
+			t.Errorf("%s on a forked run while running: %q, want it to say to pause", k, last(forked))
+		}
+	}
+}
