@@ -251,3 +251,33 @@ func TestForkWhileRunning(t *testing.T) {
 		}
 	}
 }
+
+// TestPickerFitsWithScenarioFiles: with scenario files in the directory
+// the P list shows, every line of the list ended in a cut mark at 100
+// columns (the title that names the files is set once they are read,
+// after the list was fitted to the screen with the shorter one).
+func TestPickerFitsWithScenarioFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	dir := DefaultScenarioDir // scenarios/, as the console opens without -scenarios
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mine.toml"), []byte(tinyTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.toml"), []byte("clients = \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 40}} {
+		m := newTinyModel(t, sz[0], sz[1], func(o *Options) { o.NoColor = false })
+		press(m, "P")
+		lines := strings.Split(plain(m.Render()), "\n")
+		for i, l := range lines[1 : len(lines)-1] {
+			// Padding cut: blanks before the mark (a text cut at a word
+			// ends in one blank at most).
+			if r := []rune(l); len(r) > 2 && r[len(r)-1] == '…' && r[len(r)-2] == ' ' && r[len(r)-3] == ' ' {
+				t.Errorf("%dx%d: line %d has a stray cut mark: %q", sz[0], sz[1], i+1, l)
+			}
+		}
+	}
+}

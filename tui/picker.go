@@ -61,6 +61,7 @@ type pickerModel struct {
 	list    list.Model
 	current *presets.Preset
 	env     presets.Env
+	w, h    int // the room it was given (SetSize)
 }
 
 // newPicker lists the presets all, each marked with whether its data
@@ -135,6 +136,9 @@ func (p *pickerModel) addFiles(msg scenarioFilesMsg) tea.Cmd {
 	}
 	cmd := p.list.SetItems(items)
 	p.selectCurrent()
+	if p.w > 0 {
+		p.SetSize(p.w, p.h) // fitted again: the title, the items are others
+	}
 	return cmd
 }
 
@@ -150,6 +154,7 @@ func files(n int) string {
 // are no wider than w (the list's styles pad its lines beyond the width
 // it is given, which would leave a cut mark at the edge of every line).
 func (p *pickerModel) SetSize(w, h int) {
+	p.w, p.h = w, h
 	p.list.SetSize(w, h)
 	widest := 0
 	for _, l := range strings.Split(p.list.View(), "\n") {
