@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fedaux/fedaux/methods"
+	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -277,6 +278,28 @@ func TestPickerFitsWithScenarioFiles(t *testing.T) {
 			// ends in one blank at most).
 			if r := []rune(l); len(r) > 2 && r[len(r)-1] == '…' && r[len(r)-2] == ' ' && r[len(r)-3] == ' ' {
 				t.Errorf("%dx%d: line %d has a stray cut mark: %q", sz[0], sz[1], i+1, l)
+			}
+		}
+	}
+}
+
+// TestPickerShowsMissingData: a preset whose data file is not there was
+// marked at the end of its description, "... 100 rounds x 1 epochs
+// [needs pubmed.npz: missing]", which the list cuts below some 130
+// columns: at 80 or 100 the user saw no mark, picked it and got an error.
+// The mark comes first.
+func TestPickerShowsMissingData(t *testing.T) {
+	p, err := presets.Get("cora-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, noColor := range []bool{true, false} {
+		st := NewStyles(noColor)
+		pk := newPicker(&st, []*presets.Preset{p}, nil, presets.Env{DataDir: t.TempDir()})
+		for _, w := range []int{80, 100} {
+			pk.SetSize(w, 10)
+			if v := plain(pk.View()); !strings.Contains(v, "missing") {
+				t.Errorf("colour %v, %d columns: the list does not say cora.npz is missing:\n%s", !noColor, w, v)
 			}
 		}
 	}

@@ -32,8 +32,8 @@ func (i presetItem) Description() string {
 	d := i.p.Description
 	switch {
 	case i.p.Needs == "":
-	case i.missing:
-		d += " [needs " + i.p.Needs + ": missing]"
+	case i.missing: // first: the list cuts the end of a long line
+		d = "[needs " + i.p.Needs + ": missing] " + d
 	default:
 		d += " [reads " + i.p.Needs + "]"
 	}
