@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/fedaux/fedaux/methods"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
@@ -302,5 +304,32 @@ func TestPickerShowsMissingData(t *testing.T) {
 				t.Errorf("colour %v, %d columns: the list does not say cora.npz is missing:\n%s", !noColor, w, v)
 			}
 		}
+	}
+}
+
+// TestMouseCompactHeatMap: at 80x24 in colour, the console's smallest
+// size and the first screen's, the heat map is compact (two clients a
+// line) and a click on it did nothing, though the guide says a click on
+// a cell selects it and shows its value. A click selects the cell of the
+// upper of the line's two clients (the arrows move on from it).
+func TestMouseCompactHeatMap(t *testing.T) {
+	m := newTestModel(t, false, 80, 24, small)
+	press(m, "n")
+	m.Render()
+	l := m.plan()
+	if l.chartBelow || l.heatH >= m.heat.needFull() {
+		t.Fatalf("at 80x24 in colour the heat map is not compact (premise): heat %d rows of %d", l.heatH, m.heat.needFull())
+	}
+	if m.heat.geoRowY < 0 {
+		t.Fatal("the compact heat map records no cell geometry for the mouse")
+	}
+	cx, pair := 3, 2 // the fourth column, the third line of the map: clients 4 and 5 in display order
+	m.Update(tea.MouseClickMsg{X: l.leftW + 1 + m.heat.geoColX + cx*m.heat.geoCellW, Y: 1 + m.heat.geoRowY + pair, Button: tea.MouseLeft})
+	if !m.heat.values || m.heat.cx != cx || m.heat.cy != 2*pair {
+		t.Fatalf("click on the compact map: values %v, cursor (%d, %d); want (%d, %d)", m.heat.values, m.heat.cx, m.heat.cy, cx, 2*pair)
+	}
+	i, j := m.order[2*pair], m.order[cx]
+	if want := clientLabel(i, m.groups) + "×" + clientLabel(j, m.groups) + " = "; !strings.Contains(plain(m.Render()), want) {
+		t.Errorf("the clicked cell %q is not shown:\n%s", want, plain(m.Render()))
 	}
 }
