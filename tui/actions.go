@@ -33,7 +33,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit()
 		}
-		m.screen = dashboard
+		m.closeOverlay()
 		return nil
 	case drilling:
 		switch {
@@ -48,8 +48,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		// Any other key does what it does on the dashboard (n steps, the
-		// knobs change) while the drill-down stays on screen.
+		// knobs change) while the drill-down stays on screen; a prompt or
+		// the help it opens closes back to it.
+		cmd := m.dashboardKey(msg)
+		if m.screen == prompting || m.screen == helping {
+			m.back = drilling
+		}
+		return cmd
 	}
+	return m.dashboardKey(msg)
+}
+
+// dashboardKey handles a key of the dashboard's.
+func (m *Model) dashboardKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -174,7 +185,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Cancel):
 		m.prompt.Close()
-		m.screen = dashboard
+		m.closeOverlay()
 		return nil
 	case m.prompt.kind == askExport && m.prompt.busy != "":
 		return nil // the export asked for is under way: the field is its directory, kept
@@ -197,7 +208,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.prompt.Close()
-		m.screen = dashboard
+		m.closeOverlay()
 		return m.setKnob(name, v)
 	case m.prompt.kind == askSetting && key.Matches(msg, m.keys.Pane): // tab: the next live setting
 		if text := strings.TrimSpace(m.prompt.input.Value()); text != "" {

@@ -333,3 +333,35 @@ func TestMouseCompactHeatMap(t *testing.T) {
 		t.Errorf("the clicked cell %q is not shown:\n%s", want, plain(m.Render()))
 	}
 }
+
+// TestPromptFromDrillDown: in the drill-down "every other key works as
+// on the dashboard", but a (or s, o, e, ?) there put the prompt under the
+// dashboard, and enter or esc left the user on the dashboard, the client
+// they watched gone. The prompt opens under the drill-down and closes
+// back to it; so does the help.
+func TestPromptFromDrillDown(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n", "c", "down")
+	id := m.drill.id
+	name := "client " + clientLabel(id, m.groups)
+	press(m, "a")
+	if m.screen != prompting || !strings.Contains(plain(m.Render()), name) {
+		t.Fatalf("a in the drill-down: screen %v, the drill-down not under the prompt:\n%s", m.screen, plain(m.Render()))
+	}
+	press(m, "5", "enter")
+	if m.Knobs().Alpha != 5 || m.screen != drilling || m.drill.id != id {
+		t.Errorf("a 5 enter in the drill-down: alpha %v, screen %v, client %d; want 5, the drill-down on %d", m.Knobs().Alpha, m.screen, m.drill.id, id)
+	}
+	press(m, "s", "esc")
+	if m.screen != drilling {
+		t.Errorf("s esc in the drill-down: screen %v, want the drill-down", m.screen)
+	}
+	press(m, "?", "x")
+	if m.screen != drilling {
+		t.Errorf("? and a key in the drill-down: screen %v, want the drill-down", m.screen)
+	}
+	press(m, "esc", "a", "esc") // from the dashboard, back to it
+	if m.screen != dashboard {
+		t.Errorf("a esc on the dashboard: screen %v", m.screen)
+	}
+}

@@ -71,6 +71,7 @@ type Model struct {
 	drv    *driver
 
 	screen        screen
+	back          screen // the screen the prompt or the help closes to: the dashboard, or the drill-down it was opened from
 	width, height int
 
 	// The session: an engine and what it has produced. While a round is in
@@ -360,9 +361,13 @@ func (m *Model) exported(msg exportedMsg) {
 	m.logf(false, "exported %d files to %s", len(msg.files), msg.dir)
 	if open {
 		m.prompt.Close()
-		m.screen = dashboard
+		m.closeOverlay()
 	}
 }
+
+// closeOverlay closes the prompt or the help, back to the screen it was
+// opened from.
+func (m *Model) closeOverlay() { m.screen, m.back = m.back, dashboard }
 
 // forward passes other messages (cursor blinks, filter results) to the
 // component that has the focus.
