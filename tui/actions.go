@@ -29,10 +29,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.scenarioKey(msg)
 	case choosing:
 		return m.algoKey(msg)
-	case helping:
-		if key.Matches(msg, m.keys.Quit) {
-			return m.quit()
-		}
+	case helping: // any key returns, q too (ctrl+c quits, above)
 		m.closeOverlay()
 		return nil
 	case drilling:

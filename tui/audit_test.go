@@ -365,3 +365,33 @@ func TestPromptFromDrillDown(t *testing.T) {
 		t.Errorf("a esc on the dashboard: screen %v", m.screen)
 	}
 }
+
+// TestHelpAnyKeyReturns: the help ends "Any key returns.", but q there
+// quit the console (in the preset and algorithm lists q goes back). Every
+// key returns from the help; ctrl+c still quits.
+func TestHelpAnyKeyReturns(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "?")
+	if !strings.Contains(plain(m.Render()), "Any key returns.") {
+		t.Fatalf("the help does not say any key returns (premise):\n%s", plain(m.Render()))
+	}
+	if cmd := m.key(keyMsg("q")); cmd != nil {
+		if _, quit := cmd().(tea.QuitMsg); quit {
+			t.Error("q in the help quits the console")
+		}
+	}
+	if m.screen != dashboard {
+		t.Errorf("q in the help: screen %v, want the dashboard", m.screen)
+	}
+	press(m, "?")
+	if lines := strings.Split(plain(m.Render()), "\n"); strings.Contains(lines[len(lines)-1], "q quit") {
+		t.Errorf("the help's bottom line says q quits: %q", lines[len(lines)-1])
+	}
+	cmd := m.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if cmd == nil {
+		t.Fatal("ctrl+c in the help does nothing")
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Error("ctrl+c in the help does not quit")
+	}
+}

@@ -243,5 +243,8 @@ func (m *Model) footer() string {
 	if m.screen == picking {
 		return m.help.ShortHelpView(m.picker.help())
 	}
+	if m.screen == helping {
+		return m.help.ShortHelpView(m.keys.helpScreen())
+	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
