@@ -395,3 +395,26 @@ func TestHelpAnyKeyReturns(t *testing.T) {
 		t.Error("ctrl+c in the help does not quit")
 	}
 }
+
+// TestPromptLongRefusalReadable: 2000 characters pasted into a knob
+// prompt were refused with the whole text quoted, wrapped over the whole
+// 80x24 screen: the reason and the field were off it, the user saw a
+// wall of x. A long text is quoted by its ends and its length, and the
+// reason and the field stay on screen.
+func TestPromptLongRefusalReadable(t *testing.T) {
+	m := newTestModel(t, true, 80, 24, small)
+	press(m, "s")
+	m.prompt.input.SetValue(strings.Repeat("x", 2000))
+	press(m, "enter")
+	scr := plain(m.Render())
+	lines := strings.Split(scr, "\n")
+	if m.screen != prompting || !strings.Contains(flat(scr), "is not a number; sigma wants a number >=") {
+		t.Errorf("the reason is not on screen:\n%s", scr)
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], "› sigma: ") || !strings.HasPrefix(lines[0], " fedaux") && !strings.HasPrefix(lines[0], "fedaux") {
+		t.Errorf("the field or the header is off screen:\n%s", scr)
+	}
+	if !strings.Contains(flat(scr), "2000 characters") {
+		t.Errorf("the refusal does not say how long the text is:\n%s", scr)
+	}
+}
