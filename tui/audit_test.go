@@ -418,3 +418,20 @@ func TestPromptLongRefusalReadable(t *testing.T) {
 		t.Errorf("the refusal does not say how long the text is:\n%s", scr)
 	}
 }
+
+// TestPickerEmptyFilterKeepsCurrent: in the preset list, a filter that
+// matched nothing ("/ zzz enter") went back to the whole list with the
+// cursor on its first entry (actor-5, or the first scenario file), not on
+// the preset that runs, so that a second enter loaded a preset nobody
+// chose. The cursor goes back to the preset that runs.
+func TestPickerEmptyFilterKeepsCurrent(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "P", "/", "z", "z", "z", "enter")
+	if p := m.picker.Selected(); p == nil || p.Name != "sbm" {
+		t.Errorf("after a filter that matched nothing the list is on %v, want sbm (the preset that runs)", p)
+	}
+	press(m, "/", "z", "esc")
+	if p := m.picker.Selected(); p == nil || p.Name != "sbm" {
+		t.Errorf("after a filter cancelled the list is on %v, want sbm", p)
+	}
+}

@@ -205,8 +205,15 @@ func (p pickerModel) Update(msg tea.Msg) (pickerModel, tea.Cmd) {
 	if msg, ok := msg.(scenarioFilesMsg); ok {
 		return p, p.addFiles(msg)
 	}
+	filtering := p.Filtering()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
+	if filtering && p.list.FilterState() == list.Unfiltered {
+		// A filter cancelled, or one that matched nothing: the whole list
+		// again, on the preset that runs (the list puts its first entry
+		// under the cursor, which a second enter would load).
+		p.selectCurrent()
+	}
 	return p, cmd
 }
 
