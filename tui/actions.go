@@ -329,6 +329,13 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	m.act = idle
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
+		if msg.err == nil && msg.report != nil {
+			// The round ended before the cancel: the engine is past it,
+			// and stays if the new engine cannot be built.
+			m.reports = append(m.reports, msg.report)
+			m.otherDone(msg.other, msg.otherErr)
+			m.lastKnobs = m.stepKnobs
+		}
 		exp := m.flushExport() // before the engine goes
 		return tea.Batch(exp, after())
 	}
@@ -454,8 +461,13 @@ func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
 		if msg.recomputed > 0 {
 			how = fmt.Sprintf("rounds %d-%d recomputed bit for bit from the state kept at round %d", msg.rounds-msg.recomputed+1, msg.rounds, msg.rounds-msg.recomputed)
 		}
-		m.logf(false, "rolled back to round %d (%s): change a knob and step (n) to run round %d again", msg.rounds, how, msg.rounds+1)
+		next := fmt.Sprintf("change a knob and step (n) to run round %d again", msg.rounds+1)
+		if m.undoCancel { // the round was cancelled, it did not fail
+			next = fmt.Sprintf("n runs round %d", msg.rounds+1)
+		}
+		m.logf(false, "rolled back to round %d (%s): %s", msg.rounds, how, next)
 	}
+	m.undoCancel = false
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
 		return tea.Batch(m.flushExport(), after())

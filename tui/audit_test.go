@@ -4,9 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/methods"
@@ -433,5 +435,65 @@ func TestPickerEmptyFilterKeepsCurrent(t *testing.T) {
 	press(m, "/", "z", "esc")
 	if p := m.picker.Selected(); p == nil || p.Name != "sbm" {
 		t.Errorf("after a filter cancelled the list is on %v, want sbm", p)
+	}
+}
+
+// TestFailedBuildAfterCancelledRound: P and a preset whose data are
+// missing, picked while a round ran: the round was cancelled half-way
+// for the new engine, the build failed, and the old engine, stopped by
+// the cancelled round, made every later n and space do nothing, without
+// a word (its error reads as a cancel). The old engine rolls back to its
+// last round and goes on.
+func TestFailedBuildAfterCancelledRound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newLogModel(t, log)
+	press(m, "n")
+	batch, ok := m.key(keyMsg("n"))().(tea.BatchMsg)
+	if !ok || len(batch) != 2 {
+		t.Fatalf("n does not start a round and its progress relay")
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- batch[0]() }()
+	if _, ok := batch[1]().(progressRelay); !ok { // a client has finished: the round is half-way
+		t.Fatal("no progress from the round")
+	}
+	press(m, "P")
+	i := slices.IndexFunc(m.picker.list.Items(), func(it list.Item) bool {
+		p, ok := it.(presetItem)
+		return ok && p.p.Name == "cora-10"
+	})
+	m.picker.list.Select(i)
+	m.picker.env = presets.Env{DataDir: t.TempDir()}
+	m.opts.Env = presets.Env{DataDir: t.TempDir()} // cora.npz is not there: the build fails
+	if cmd := m.key(keyMsg("enter")); cmd != nil {
+		t.Fatal("the rebuild does not wait for the round it cancels")
+	}
+	_, next := m.Update(<-done)
+	drive(m, next)
+	if m.engine.Broken() != nil {
+		t.Errorf("after the failed build the old engine is stopped: %v", m.engine.Broken())
+	}
+	before := m.Round()
+	press(m, "n")
+	if m.Round() != before+1 {
+		t.Errorf("n after the failed build: %d rounds, want %d; log:\n%v", m.Round(), before+1, m.events)
+	}
+	if logged(m, "change a knob") {
+		t.Errorf("the log asks for a knob change after a round that did not fail:\n%v", m.events)
+	}
+	// The run log's summary, written when the rebuild began, is
+	// written again at the end, for all the rounds of the run.
+	m.Close()
+	log.Close()
+	runs, _, err := sim.ReadRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := runs[len(runs)-1].Summary; s == nil || s.Rounds != m.Round() {
+		t.Errorf("the run log's summary: %+v, want one of %d rounds", s, m.Round())
 	}
 }

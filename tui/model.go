@@ -111,6 +111,7 @@ type Model struct {
 	running    bool
 	stepsLeft  int
 	afterRound func() tea.Cmd // work waiting for the round in flight (a rebuild)
+	undoCancel bool           // the rollback in flight undoes a round cancelled for a rebuild that failed
 	exportDir  string         // an export waiting for the round in flight
 	pane       int            // 0: heat map, 1: chart, when only one fits
 	autoNoted  bool           // the log explains the heat map's automatic stretch

@@ -56,6 +56,17 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 			m.logf(true, "%s %s → %s dropped: the engine it was for was not built", q.Name, fmtKnob(q.From), fmtKnob(q.To))
 		}
 		m.queued = nil
+		if m.ended == m.engine {
+			m.ended = nil // its run goes on: its summary line is written again when it ends
+		}
+		if m.engine.Broken() != nil {
+			// The round in flight, cancelled for the new engine, stopped
+			// the old one half-way: it goes back to its last round.
+			m.logf(false, "round %d was cancelled for the new engine: the engine goes back to round %d", len(m.reports)+1, len(m.reports))
+			m.job++
+			m.act, m.undoCancel = recovering, true
+			return m.drv.rollback(m.engine, m.job)
+		}
 		return nil
 	}
 	queued := m.queued // changes made while building
