@@ -233,6 +233,12 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 				}
 				return nil
 			}
+			if miss := p.Missing(m.opts.Env); len(miss) > 0 {
+				// Its engine cannot be built: nothing of the run (its
+				// round, its fork) is given up for it.
+				m.logf(true, "preset %s not loaded: %s not found (fedaux data says how to get it); the run goes on", p.Name, strings.Join(miss, ", "))
+				return nil
+			}
 			c := p.Config()
 			c.Seed, c.Workers = m.cfg.Seed, m.cfg.Workers
 			m.presetKnobsNote(p.Name, c)

@@ -438,12 +438,12 @@ func TestPickerEmptyFilterKeepsCurrent(t *testing.T) {
 	}
 }
 
-// TestFailedBuildAfterCancelledRound: P and a preset whose data are
-// missing, picked while a round ran: the round was cancelled half-way
-// for the new engine, the build failed, and the old engine, stopped by
-// the cancelled round, made every later n and space do nothing, without
-// a word (its error reads as a cancel). The old engine rolls back to its
-// last round and goes on.
+// TestFailedBuildAfterCancelledRound: P (or S, r, R) while a round ran,
+// and the new engine could not be built (a scenario the data refuse, a
+// file that cannot be read): the round was cancelled half-way for the
+// new engine, and the old engine, stopped by the cancelled round, made
+// every later n and space do nothing, without a word (its error reads as
+// a cancel). The old engine rolls back to its last round and goes on.
 func TestFailedBuildAfterCancelledRound(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "session.jsonl")
 	log, err := sim.OpenRunLog(path)
@@ -461,18 +461,14 @@ func TestFailedBuildAfterCancelledRound(t *testing.T) {
 	if _, ok := batch[1]().(progressRelay); !ok { // a client has finished: the round is half-way
 		t.Fatal("no progress from the round")
 	}
-	press(m, "P")
-	i := slices.IndexFunc(m.picker.list.Items(), func(it list.Item) bool {
-		p, ok := it.(presetItem)
-		return ok && p.p.Name == "cora-10"
-	})
-	m.picker.list.Select(i)
-	m.picker.env = presets.Env{DataDir: t.TempDir()}
-	m.opts.Env = presets.Env{DataDir: t.TempDir()} // cora.npz is not there: the build fails
+	press(m, "P") // the list opens on sbm, the preset that runs
 	if cmd := m.key(keyMsg("enter")); cmd != nil {
 		t.Fatal("the rebuild does not wait for the round it cancels")
 	}
-	_, next := m.Update(<-done)
+	if _, build := m.Update(<-done); build == nil || m.act != building {
+		t.Fatalf("the cancelled round does not start the build: activity %v", m.act)
+	}
+	_, next := m.Update(builtMsg{job: m.job, err: errors.New("graphio: out of luck")})
 	drive(m, next)
 	if m.engine.Broken() != nil {
 		t.Errorf("after the failed build the old engine is stopped: %v", m.engine.Broken())
@@ -495,5 +491,31 @@ func TestFailedBuildAfterCancelledRound(t *testing.T) {
 	}
 	if s := runs[len(runs)-1].Summary; s == nil || s.Rounds != m.Round() {
 		t.Errorf("the run log's summary: %+v, want one of %d rounds", s, m.Round())
+	}
+}
+
+// TestPresetMissingDataKeepsRun: P and a preset whose data file is not
+// there, on a forked run: "fork ended: the new engine has one branch",
+// the round in flight cancelled, the preset's knobs announced, and then
+// the build failed for the missing file, the fork lost for nothing. The
+// console does not start what cannot be built: it says which file is
+// missing, and the run, its fork and its round go on.
+func TestPresetMissingDataKeepsRun(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n", "f", "P")
+	i := slices.IndexFunc(m.picker.list.Items(), func(it list.Item) bool {
+		p, ok := it.(presetItem)
+		return ok && p.p.Name == "cora-10"
+	})
+	m.picker.list.Select(i)
+	m.opts.Env = presets.Env{DataDir: t.TempDir()} // cora.npz is not there
+	if cmd := m.key(keyMsg("enter")); cmd != nil || m.act != idle {
+		t.Errorf("enter on a preset whose data are missing starts work: activity %v", m.act)
+	}
+	if m.other == nil || m.preset.Name != "sbm" {
+		t.Errorf("after picking a preset whose data are missing: fork %v, preset %s", m.other != nil, m.preset.Name)
+	}
+	if !logged(m, "cora.npz") || logged(m, "brings its own knobs") {
+		t.Errorf("the log does not name the missing file, or announces knobs it does not bring:\n%v", m.events)
 	}
 }
