@@ -342,8 +342,7 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 			m.otherDone(msg.other, msg.otherErr)
 			m.lastKnobs = m.stepKnobs
 		}
-		exp := m.flushExport() // before the engine goes
-		return tea.Batch(exp, after())
+		return m.flushThen(after) // the export, if any, before the engine goes
 	}
 	if msg.err != nil {
 		m.running, m.stepsLeft = false, 0
@@ -409,13 +408,16 @@ func (m *Model) viewDone(msg viewDoneMsg) tea.Cmd {
 		return nil
 	}
 	m.act = idle
-	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+	switch {
+	case msg.job == m.exportJob:
+		m.exportViewsDone(msg)
+	case msg.err != nil && !errors.Is(msg.err, context.Canceled):
 		m.logf(true, "view %s: %v", msg.name, msg.err)
 	}
 	m.heat.invalidate()
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
-		return tea.Batch(m.flushExport(), after())
+		return m.flushThen(after)
 	}
 	m.applyQueued()
 	exp := m.flushExport()
@@ -476,7 +478,7 @@ func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
 	m.undoCancel = false
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
-		return tea.Batch(m.flushExport(), after())
+		return m.flushThen(after)
 	}
 	m.applyQueued()
 	return m.flushExport()

@@ -519,3 +519,37 @@ func TestPresetMissingDataKeepsRun(t *testing.T) {
 		t.Errorf("the log does not name the missing file, or announces knobs it does not bring:\n%v", m.events)
 	}
 }
+
+// TestExportViewsInCommand: e and enter computed the last round's views
+// that no round had computed (pc1, readout, functional, ...) inside the
+// key's handling, the screen frozen meanwhile (1.4 s on cora-10-ref on
+// this host, longer on larger graphs; q did not answer). They are
+// computed in a command, the console busy with them, and then exported.
+func TestExportViewsInCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	m := newTestModel(t, true, 120, 40, small)
+	press(m, "n", "e")
+	m.prompt.input.SetValue(dir)
+	last := m.reports[len(m.reports)-1]
+	if _, ok := last.Views[sim.Source("pc1")]; ok {
+		t.Fatal("round 1 computed pc1 unasked (premise)")
+	}
+	cmd := m.key(keyMsg("enter"))
+	if _, ok := last.Views[sim.Source("pc1")]; ok {
+		t.Error("enter computed the views in the key's handling")
+	}
+	if m.act != computing || cmd == nil {
+		t.Errorf("enter: activity %v, want the views computing in a command", m.act)
+	}
+	drive(m, cmd)
+	if _, ok := last.Views[sim.Source("pc1")]; !ok {
+		t.Error("the export did not compute pc1")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "view-pc1.png")); err != nil || m.screen != dashboard || !logged(m, "exported") {
+		t.Errorf("after the export: %v, screen %v, log %v", err, m.screen, m.events)
+	}
+	press(m, "n")
+	if m.Round() != 2 {
+		t.Errorf("n after the export: %d rounds, want 2", m.Round())
+	}
+}

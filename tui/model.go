@@ -105,24 +105,26 @@ type Model struct {
 	pending    bool
 
 	// Activity.
-	act        activity
-	job        int // id of the command in flight (round or build)
-	done       int // clients done in the round in flight
-	running    bool
-	stepsLeft  int
-	afterRound func() tea.Cmd // work waiting for the round in flight (a rebuild)
-	undoCancel bool           // the rollback in flight undoes a round cancelled for a rebuild that failed
-	exportDir  string         // an export waiting for the round in flight
-	pane       int            // 0: heat map, 1: chart, when only one fits
-	autoNoted  bool           // the log explains the heat map's automatic stretch
-	tried      string         // the view completeShown computed last, with its round
-	ended      *sim.Engine    // the engine whose summary line endRun wrote
-	steered    bool           // a knob changed in the session
-	switched   bool           // the session's own run (not a fork's B) changed algorithm (F)
-	starting   bool           // the start rounds (Options.StartRounds) are running
-	other      *branch        // the branch not shown, when the run is forked (f)
-	forkLogs   []forkLog      // the run logs of the session's forks, for farewell
-	branchName string         // the shown branch's name ("A" or "B"), "" without a fork
+	act         activity
+	job         int // id of the command in flight (round or build)
+	done        int // clients done in the round in flight
+	running     bool
+	stepsLeft   int
+	afterRound  func() tea.Cmd // work waiting for the round in flight (a rebuild)
+	undoCancel  bool           // the rollback in flight undoes a round cancelled for a rebuild that failed
+	exportDir   string         // an export waiting for the round in flight, or for its views
+	exportJob   int            // the job computing the views of the export waiting
+	exportViews bool           // the export waiting has its views: it can be written
+	pane        int            // 0: heat map, 1: chart, when only one fits
+	autoNoted   bool           // the log explains the heat map's automatic stretch
+	tried       string         // the view completeShown computed last, with its round
+	ended       *sim.Engine    // the engine whose summary line endRun wrote
+	steered     bool           // a knob changed in the session
+	switched    bool           // the session's own run (not a fork's B) changed algorithm (F)
+	starting    bool           // the start rounds (Options.StartRounds) are running
+	other       *branch        // the branch not shown, when the run is forked (f)
+	forkLogs    []forkLog      // the run logs of the session's forks, for farewell
+	branchName  string         // the shown branch's name ("A" or "B"), "" without a fork
 
 	events []event
 	// knobEvent identifies the knob change the last log line reports
