@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/export"
-	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -29,11 +28,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.scenarioKey(msg)
 	case choosing:
 		return m.algoKey(msg)
-	case helping:
-		if key.Matches(msg, m.keys.Quit) {
-			return m.quit()
-		}
-		m.screen = dashboard
+	case helping: // any key returns, q too (ctrl+c quits, above)
+		m.closeOverlay()
 		return nil
 	case drilling:
 		switch {
@@ -48,8 +44,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		// Any other key does what it does on the dashboard (n steps, the
-		// knobs change) while the drill-down stays on screen.
+		// knobs change) while the drill-down stays on screen; a prompt or
+		// the help it opens closes back to it.
+		cmd := m.dashboardKey(msg)
+		if m.screen == prompting || m.screen == helping {
+			m.back = drilling
+		}
+		return cmd
 	}
+	return m.dashboardKey(msg)
+}
+
+// dashboardKey handles a key of the dashboard's.
+func (m *Model) dashboardKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -174,13 +181,15 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Cancel):
 		m.prompt.Close()
-		m.screen = dashboard
+		m.closeOverlay()
 		return nil
 	case m.prompt.kind == askExport && m.prompt.busy != "":
 		return nil // the export asked for is under way: the field is its directory, kept
 	case key.Matches(msg, m.keys.Confirm):
 		if m.prompt.kind == askExport {
-			dir := m.prompt.input.Value()
+			// The spaces around a name are not part of it (a pasted
+			// path's); a blank field names no directory.
+			dir := strings.TrimSpace(m.prompt.input.Value())
 			if dir == "" {
 				m.prompt.err = "name a directory"
 				return nil
@@ -195,7 +204,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.prompt.Close()
-		m.screen = dashboard
+		m.closeOverlay()
 		return m.setKnob(name, v)
 	case m.prompt.kind == askSetting && key.Matches(msg, m.keys.Pane): // tab: the next live setting
 		if text := strings.TrimSpace(m.prompt.input.Value()); text != "" {
@@ -222,6 +231,12 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 				if err := m.picker.SelectedError(); err != nil {
 					m.logf(true, "%v", err)
 				}
+				return nil
+			}
+			if miss := p.Missing(m.opts.Env); len(miss) > 0 {
+				// Its engine cannot be built: nothing of the run (its
+				// round, its fork) is given up for it.
+				m.logf(true, "preset %s not loaded: %s not found (fedaux data says how to get it); the run goes on", p.Name, strings.Join(miss, ", "))
 				return nil
 			}
 			c := p.Config()
@@ -320,8 +335,14 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 	m.act = idle
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
-		exp := m.flushExport() // before the engine goes
-		return tea.Batch(exp, after())
+		if msg.err == nil && msg.report != nil {
+			// The round ended before the cancel: the engine is past it,
+			// and stays if the new engine cannot be built.
+			m.reports = append(m.reports, msg.report)
+			m.otherDone(msg.other, msg.otherErr)
+			m.lastKnobs = m.stepKnobs
+		}
+		return m.flushThen(after) // the export, if any, before the engine goes
 	}
 	if msg.err != nil {
 		m.running, m.stepsLeft = false, 0
@@ -349,7 +370,17 @@ func (m *Model) roundDone(msg stepDoneMsg) tea.Cmd {
 		m.logf(false, "all %d rounds done: test%s at best val %.2f (round %d, val %.2f), final test %.2f",
 			m.cfg.Rounds, metric, s.TestAtBestVal, s.BestRound, s.BestVal, s.FinalTest)
 	}
-	return tea.Batch(exp, m.next())
+	// The view shown may be one the round did not compute: the default
+	// one of a run whose weights come from no view (FedAvg's pc1), shown
+	// once there is a round. The next rounds compute it, and a pause
+	// computes it for this one.
+	m.sync()
+	m.wantViews()
+	next := m.next()
+	if next == nil {
+		next = m.completeShown()
+	}
+	return tea.Batch(exp, next)
 }
 
 // completeShown computes, while the console is paused, the view the
@@ -377,13 +408,16 @@ func (m *Model) viewDone(msg viewDoneMsg) tea.Cmd {
 		return nil
 	}
 	m.act = idle
-	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+	switch {
+	case msg.job == m.exportJob:
+		m.exportViewsDone(msg)
+	case msg.err != nil && !errors.Is(msg.err, context.Canceled):
 		m.logf(true, "view %s: %v", msg.name, msg.err)
 	}
 	m.heat.invalidate()
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
-		return tea.Batch(m.flushExport(), after())
+		return m.flushThen(after)
 	}
 	m.applyQueued()
 	exp := m.flushExport()
@@ -435,66 +469,19 @@ func (m *Model) rolledBack(msg rolledBackMsg) tea.Cmd {
 		if msg.recomputed > 0 {
 			how = fmt.Sprintf("rounds %d-%d recomputed bit for bit from the state kept at round %d", msg.rounds-msg.recomputed+1, msg.rounds, msg.rounds-msg.recomputed)
 		}
-		m.logf(false, "rolled back to round %d (%s): change a knob and step (n) to run round %d again", msg.rounds, how, msg.rounds+1)
+		next := fmt.Sprintf("change a knob and step (n) to run round %d again", msg.rounds+1)
+		if m.undoCancel { // the round was cancelled, it did not fail
+			next = fmt.Sprintf("n runs round %d", msg.rounds+1)
+		}
+		m.logf(false, "rolled back to round %d (%s): %s", msg.rounds, how, next)
 	}
+	m.undoCancel = false
 	if after := m.afterRound; after != nil {
 		m.afterRound = nil
-		return tea.Batch(m.flushExport(), after())
+		return m.flushThen(after)
 	}
 	m.applyQueued()
 	return m.flushExport()
-}
-
-// rebuild replaces the engine by a new one for preset p and settings c,
-// after the round in flight (which is cancelled) if any.
-func (m *Model) rebuild(p *presets.Preset, c sim.Config, why string) tea.Cmd {
-	m.queued = nil
-	m.running, m.stepsLeft = false, 0
-	start := func() tea.Cmd {
-		m.endRun()
-		if m.other != nil {
-			m.endFork()
-			m.logf(false, "fork ended: the new engine has one branch")
-		}
-		m.job++
-		m.act = building
-		m.logf(false, "%s: building…", why)
-		return m.drv.build(p, m.opts.Env, c, m.opts.Log, m.job)
-	}
-	switch m.act {
-	case stepping:
-		m.drv.cancelStep()
-		m.afterRound = start
-		return nil
-	case computing, recovering:
-		m.afterRound = start
-		return nil
-	case building:
-		m.logf(true, "busy building; try again in a moment")
-		return nil
-	}
-	return start()
-}
-
-// built takes a new engine.
-func (m *Model) built(msg builtMsg) tea.Cmd {
-	if msg.job != m.job || m.act != building {
-		return nil
-	}
-	m.act = idle
-	m.scenarioBuilt(msg.err)
-	if msg.err != nil {
-		m.logf(true, "%v", msg.err)
-		return nil
-	}
-	queued := m.queued // changes made while building
-	m.adopt(msg.preset, msg.engine, msg.scen)
-	m.logf(false, "%s %s, seed %d, %d clients: ready", msg.preset.Name, m.cfg.Algo, m.cfg.Seed, m.k)
-	for _, q := range queued {
-		m.applyKnob(q.Name, q.To)
-	}
-	m.resize()
-	return nil
 }
 
 // openDrill shows the drill-down on client id.

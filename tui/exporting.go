@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,22 +40,29 @@ func (m *Model) exportTo(dir string) tea.Cmd {
 // flushExport writes the export waiting for the engine, if any. The heat
 // maps show every matrix of the last round: the views the round did not
 // compute, nobody having shown them, are computed first from the clients'
-// models as the round left them (sim.Engine.Complete).
+// models as the round left them (sim.Engine.Complete), in a command
+// (the console is busy computing meanwhile), after which viewDone calls
+// it again to write the export.
+//
+// A caller with work waiting (afterRound) goes through flushThen.
 func (m *Model) flushExport() tea.Cmd {
 	dir := m.exportDir
 	if dir == "" {
 		return nil
 	}
-	m.exportDir = ""
-	engines := []*sim.Engine{m.engine}
-	if m.other != nil { // the branch not shown is exported whole too
-		engines = append(engines, m.other.engine)
-	}
-	for _, e := range engines {
-		if err := e.Complete(m.opts.Context, sim.WantAll); err != nil {
-			m.logf(true, "export: the last round's views: %v", err)
+	if !m.exportViews {
+		// First the views, in a command (they take seconds on large
+		// graphs); viewDone comes back here with them.
+		engines := []*sim.Engine{m.engine}
+		if m.other != nil { // the branch not shown is exported whole too
+			engines = append(engines, m.other.engine)
 		}
+		m.job++
+		m.act, m.exportJob = computing, m.job
+		m.prompt.busy = fmt.Sprintf("computing the last round's views to export %d rounds to %s…", len(m.reports), dir)
+		return m.drv.completeAll(engines, m.job)
 	}
+	m.exportDir, m.exportViews = "", false
 	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)
 	if m.other != nil {
 		a, b := m.forkRuns()
@@ -71,5 +80,29 @@ func (m *Model) snapshot() *export.Run {
 		Controls: slices.Clone(m.controls),
 		Switches: slices.Clone(m.switches),
 		Groups:   m.groups,
+	}
+}
+
+// flushThen writes the export waiting, if any, then does after (a
+// rebuild): at once, or, when the export's views are to be computed
+// first, once they are (viewDone).
+func (m *Model) flushThen(after func() tea.Cmd) tea.Cmd {
+	exp := m.flushExport()
+	if m.act == computing {
+		m.afterRound = after
+		return exp
+	}
+	return tea.Batch(exp, after())
+}
+
+// exportViewsDone takes the end of the computation of the views an
+// export waits for (job): the export can be written.
+func (m *Model) exportViewsDone(msg viewDoneMsg) {
+	if msg.job != m.exportJob || m.exportDir == "" {
+		return
+	}
+	m.exportViews = true
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		m.logf(true, "export: the last round's views: %v", msg.err)
 	}
 }

@@ -35,19 +35,40 @@ type branch struct {
 type forkLog struct{ what, path string }
 
 // forkLogPath is the fork's run log beside the session's:
-// runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12.
+// runs/sbm-20261125-101500-B-r12.jsonl for a fork at round 12, or, when
+// a file of that name is there (an earlier fork at the same round, before
+// a restart), the first free one of ...-B-r12-2.jsonl, -3, ...
 func forkLogPath(session, name string, round int) string {
 	ext := filepath.Ext(session)
-	return fmt.Sprintf("%s-%s-r%d%s", strings.TrimSuffix(session, ext), name, round, ext)
+	base := fmt.Sprintf("%s-%s-r%d", strings.TrimSuffix(session, ext), name, round)
+	path := base + ext
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(path); err != nil {
+			return path // free, or OpenRunLog says why it is not
+		}
+		path = fmt.Sprintf("%s-%d%s", base, n, ext)
+	}
 }
 
 // canFork says why the run cannot fork now ("" when it can).
 func (m *Model) canFork() string {
-	switch {
-	case m.other != nil:
+	if m.other != nil {
 		return fmt.Sprintf("already forked (branch %s and %s): r or R ends the fork", m.branchName, m.other.name)
+	}
+	return m.betweenRounds("fork")
+}
+
+// betweenRounds says why what, done between rounds, cannot be done now:
+// rounds run on (it says to pause: waiting would not do), the start
+// rounds run, or a round or other work is in flight; "" when idle.
+func (m *Model) betweenRounds(what string) string {
+	switch {
+	case m.starting && m.stepsLeft > 0:
+		return what + " once the start rounds have run (the console then pauses)"
+	case m.running || m.stepsLeft > 0:
+		return "pause (space) first: " + what + " between rounds"
 	case m.act != idle:
-		return "fork once the work in flight is done"
+		return what + " once the work in flight is done"
 	}
 	return ""
 }
@@ -55,13 +76,18 @@ func (m *Model) canFork() string {
 // openAlgoPicker opens the choice of branch B's algorithm (F), or, on
 // a forked run, of the shown branch's algorithm from the next round.
 func (m *Model) openAlgoPicker() {
-	switch why := m.canFork(); {
-	case m.other != nil && m.act == idle:
+	switch {
+	case m.other != nil:
+		if why := m.betweenRounds("switch the branch's algorithm"); why != "" {
+			m.logf(true, "%s", why)
+			return
+		}
 		m.algos = newAlgoPicker(m.styles, m.engine, m.branchName)
-	case why != "":
-		m.logf(true, "%s", why)
-		return
 	default:
+		if why := m.canFork(); why != "" {
+			m.logf(true, "%s", why)
+			return
+		}
 		m.algos = newAlgoPicker(m.styles, m.engine, "")
 	}
 	m.screen = choosing
@@ -106,6 +132,7 @@ func (m *Model) switchAlgorithm(algo sim.Algorithm) {
 		c := sim.AlgorithmChange{Round: len(m.reports) + 1, From: m.cfg.Algo, To: algo}
 		if err = l.Write(c.Line()); err == nil {
 			ne.SetLog(l)
+			m.switched = m.switched || l == m.opts.Log
 			m.engine, m.cfg, m.switches = ne, ne.Config(), append(m.switches, c)
 			m.heat.SetOffered(ne.Offered())
 			m.sync()
@@ -201,8 +228,8 @@ func (m *Model) swapBranch() tea.Cmd {
 		m.logf(true, "no fork: f forks the run at this round")
 		return nil
 	}
-	if m.act != idle || len(m.queued) > 0 {
-		m.logf(true, "switch branches once the round in flight is done")
+	if why := m.betweenRounds("switch branches"); why != "" {
+		m.logf(true, "%s", why)
 		return nil
 	}
 	o := m.other

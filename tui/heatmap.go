@@ -46,9 +46,11 @@ type heatModel struct {
 	cacheKey heatKey
 
 	// Where the last rendering put the cells, for the mouse: the line of
-	// the first client's row (-1: no full-layout rows), the column of the
-	// first cell and the width of a cell.
+	// the first client's row (-1: none), the column of the first cell and
+	// the width of a cell; geoPair when a line holds two clients' rows
+	// (the compact layout).
 	geoRowY, geoColX, geoCellW int
+	geoPair                    bool
 }
 
 type heatKey struct {
@@ -136,6 +138,9 @@ func (h *heatModel) CellAt(x, y int) (cx, cy int, ok bool) {
 		return 0, 0, false
 	}
 	cy, dx := y-h.geoRowY, x-h.geoColX
+	if h.geoPair {
+		cy *= 2 // the upper of the line's two clients
+	}
 	if cy < 0 || cy >= h.k || dx < 0 || dx/h.geoCellW >= h.k {
 		return 0, 0, false
 	}
@@ -221,8 +226,9 @@ func (h *heatModel) render() string {
 		out += "\n" + info
 		spare--
 	}
-	h.geoRowY = -1
+	h.geoRowY, h.geoPair = -1, compact
 	if compact {
+		h.geoRowY = strings.Count(out, "\n") + 1 + h.boolInt(len(h.groups) == h.k) // under the group strip
 		out += "\n" + h.compact(s.m, sc.Lo, sc.Hi)
 	} else {
 		header := spare >= 1
@@ -381,9 +387,11 @@ func (h *heatModel) full(m [][]float64, lo, hi float64, header bool, rows int) s
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// compact draws two clients per line with half blocks (colour only).
+// compact draws two clients per line with half blocks (colour only),
+// each cell two columns wide after a three-column label.
 func (h *heatModel) compact(m [][]float64, lo, hi float64) string {
 	st := h.styles
+	h.geoColX, h.geoCellW = 3, 2
 	var b strings.Builder
 	if len(h.groups) == h.k {
 		b.WriteString("   ")

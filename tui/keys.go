@@ -78,6 +78,15 @@ func (k keyMap) ShortHelp() []key.Binding {
 	return []key.Binding{step, run, k.shortAlpha, k.shortSigma, scale, export, k.Help, quit}
 }
 
+// helpScreen is the bottom line of the help screen, where any key
+// returns and only ctrl+c quits.
+func (k keyMap) helpScreen() []key.Binding {
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("any key", "back")),
+		key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("^c", "quit")),
+	}
+}
+
 // FullHelp is every key, in columns.
 func (k keyMap) FullHelp() [][]key.Binding {
 	var cols [][]key.Binding

@@ -71,6 +71,7 @@ type Model struct {
 	drv    *driver
 
 	screen        screen
+	back          screen // the screen the prompt or the help closes to: the dashboard, or the drill-down it was opened from
 	width, height int
 
 	// The session: an engine and what it has produced. While a round is in
@@ -88,6 +89,10 @@ type Model struct {
 	switches []sim.AlgorithmChange // the shown branch's changes of algorithm (F)
 	knobs    sim.Knobs             // what the engine will use next
 	queued   []export.Control      // changes made during a round, applied after it
+	// rebuilt, from the moment a rebuild is asked for until its engine
+	// is ready, holds the knobs that engine starts with (a preset's own),
+	// which the knob keys then count from.
+	rebuilt *sim.Knobs
 	// stepKnobs are the knobs of the round in flight, lastKnobs those of
 	// the last round shown.
 	stepKnobs, lastKnobs sim.Knobs
@@ -100,22 +105,26 @@ type Model struct {
 	pending    bool
 
 	// Activity.
-	act        activity
-	job        int // id of the command in flight (round or build)
-	done       int // clients done in the round in flight
-	running    bool
-	stepsLeft  int
-	afterRound func() tea.Cmd // work waiting for the round in flight (a rebuild)
-	exportDir  string         // an export waiting for the round in flight
-	pane       int            // 0: heat map, 1: chart, when only one fits
-	autoNoted  bool           // the log explains the heat map's automatic stretch
-	tried      string         // the view completeShown computed last, with its round
-	ended      *sim.Engine    // the engine whose summary line endRun wrote
-	steered    bool           // a knob changed in the session
-	starting   bool           // the start rounds (Options.StartRounds) are running
-	other      *branch        // the branch not shown, when the run is forked (f)
-	forkLogs   []forkLog      // the run logs of the session's forks, for farewell
-	branchName string         // the shown branch's name ("A" or "B"), "" without a fork
+	act         activity
+	job         int // id of the command in flight (round or build)
+	done        int // clients done in the round in flight
+	running     bool
+	stepsLeft   int
+	afterRound  func() tea.Cmd // work waiting for the round in flight (a rebuild)
+	undoCancel  bool           // the rollback in flight undoes a round cancelled for a rebuild that failed
+	exportDir   string         // an export waiting for the round in flight, or for its views
+	exportJob   int            // the job computing the views of the export waiting
+	exportViews bool           // the export waiting has its views: it can be written
+	pane        int            // 0: heat map, 1: chart, when only one fits
+	autoNoted   bool           // the log explains the heat map's automatic stretch
+	tried       string         // the view completeShown computed last, with its round
+	ended       *sim.Engine    // the engine whose summary line endRun wrote
+	steered     bool           // a knob changed in the session
+	switched    bool           // the session's own run (not a fork's B) changed algorithm (F)
+	starting    bool           // the start rounds (Options.StartRounds) are running
+	other       *branch        // the branch not shown, when the run is forked (f)
+	forkLogs    []forkLog      // the run logs of the session's forks, for farewell
+	branchName  string         // the shown branch's name ("A" or "B"), "" without a fork
 
 	events []event
 	// knobEvent identifies the knob change the last log line reports
@@ -232,6 +241,9 @@ func (m *Model) Round() int { return len(m.reports) }
 // changes waiting for the round in flight.
 func (m *Model) Knobs() sim.Knobs {
 	k := m.knobs
+	if m.rebuilt != nil {
+		k = *m.rebuilt
+	}
 	for _, q := range m.queued {
 		k = k.With(q.Name, q.To)
 	}
@@ -352,9 +364,13 @@ func (m *Model) exported(msg exportedMsg) {
 	m.logf(false, "exported %d files to %s", len(msg.files), msg.dir)
 	if open {
 		m.prompt.Close()
-		m.screen = dashboard
+		m.closeOverlay()
 	}
 }
+
+// closeOverlay closes the prompt or the help, back to the screen it was
+// opened from.
+func (m *Model) closeOverlay() { m.screen, m.back = m.back, dashboard }
 
 // forward passes other messages (cursor blinks, filter results) to the
 // component that has the focus.

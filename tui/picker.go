@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -31,8 +32,8 @@ func (i presetItem) Description() string {
 	d := i.p.Description
 	switch {
 	case i.p.Needs == "":
-	case i.missing:
-		d += " [needs " + i.p.Needs + ": missing]"
+	case i.missing: // first: the list cuts the end of a long line
+		d = "[needs " + i.p.Needs + ": missing] " + d
 	default:
 		d += " [reads " + i.p.Needs + "]"
 	}
@@ -60,6 +61,7 @@ type pickerModel struct {
 	list    list.Model
 	current *presets.Preset
 	env     presets.Env
+	w, h    int // the room it was given (SetSize)
 }
 
 // newPicker lists the presets all, each marked with whether its data
@@ -134,6 +136,9 @@ func (p *pickerModel) addFiles(msg scenarioFilesMsg) tea.Cmd {
 	}
 	cmd := p.list.SetItems(items)
 	p.selectCurrent()
+	if p.w > 0 {
+		p.SetSize(p.w, p.h) // fitted again: the title, the items are others
+	}
 	return cmd
 }
 
@@ -149,6 +154,7 @@ func files(n int) string {
 // are no wider than w (the list's styles pad its lines beyond the width
 // it is given, which would leave a cut mark at the edge of every line).
 func (p *pickerModel) SetSize(w, h int) {
+	p.w, p.h = w, h
 	p.list.SetSize(w, h)
 	widest := 0
 	for _, l := range strings.Split(p.list.View(), "\n") {
@@ -162,6 +168,19 @@ func (p *pickerModel) SetSize(w, h int) {
 // Filtering reports whether the user is typing a filter (then enter and
 // esc belong to the list).
 func (p pickerModel) Filtering() bool { return p.list.FilterState() == list.Filtering }
+
+// help is the picker's key hint for the console's bottom line: the
+// list's keys, or, while a filter is typed, the filter's.
+func (p pickerModel) help() []key.Binding {
+	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
+	if p.Filtering() {
+		return []key.Binding{b("enter", "keep filter"), b("esc", "clear filter")}
+	}
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓", "choose")),
+		b("/", "filter"), b("enter", "load"), key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back")),
+	}
+}
 
 // Selected returns the highlighted preset (nil if none).
 func (p pickerModel) Selected() *presets.Preset {
@@ -186,8 +205,15 @@ func (p pickerModel) Update(msg tea.Msg) (pickerModel, tea.Cmd) {
 	if msg, ok := msg.(scenarioFilesMsg); ok {
 		return p, p.addFiles(msg)
 	}
+	filtering := p.Filtering()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
+	if filtering && p.list.FilterState() == list.Unfiltered {
+		// A filter cancelled, or one that matched nothing: the whole list
+		// again, on the preset that runs (the list puts its first entry
+		// under the cursor, which a second enter would load).
+		p.selectCurrent()
+	}
 	return p, cmd
 }
 

@@ -119,13 +119,25 @@ func (p *promptModel) Knob(k int) (name sim.Knob, v float64, err error) {
 	v, err = sim.ParseFloat(text)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
-		return name, 0, fmt.Errorf("%s refused: %q is beyond float64's range; %s wants %s", name, text, name, knobWant(name, k))
+		return name, 0, fmt.Errorf("%s refused: %s is beyond float64's range; %s wants %s", name, quoteTyped(text), name, knobWant(name, k))
 	case errors.Is(err, sim.ErrUnderflow):
-		return name, 0, fmt.Errorf("%s refused: %q is %v; %s wants %s", name, text, sim.ErrUnderflow, name, knobWant(name, k))
+		return name, 0, fmt.Errorf("%s refused: %s is %v; %s wants %s", name, quoteTyped(text), sim.ErrUnderflow, name, knobWant(name, k))
 	case err != nil:
-		return name, 0, fmt.Errorf("%s refused: %q is not a number; %s wants %s", name, text, name, knobWant(name, k))
+		return name, 0, fmt.Errorf("%s refused: %s is not a number; %s wants %s", name, quoteTyped(text), name, knobWant(name, k))
 	}
 	return name, v, knobError(checkKnob(name, v, k))
+}
+
+// quoteTyped quotes a text typed into a prompt for its refusal: whole
+// when short, else its ends and its length ("xxx…xxx" (2000 characters)),
+// so that a long paste leaves the reason and the field on screen.
+func quoteTyped(text string) string {
+	const ends = 24
+	r := []rune(text)
+	if len(r) <= 3*ends {
+		return strconv.Quote(text)
+	}
+	return fmt.Sprintf("%s (%d characters)", strconv.Quote(string(r[:ends])+"…"+string(r[len(r)-ends:])), len(r))
 }
 
 // knobWant says which values knob name takes, for k clients.

@@ -47,8 +47,8 @@ func (m *Model) farewell() string {
 	if m.exportDir != "" {
 		fmt.Fprintf(&b, "fedaux: quit before the export to %s, which waited for the round in flight: nothing exported\n", m.exportDir)
 	}
-	if m.Steered() && m.LogPath() != "" {
-		fmt.Fprintf(&b, "fedaux: the session changed knobs; its run log is %s\nreplay it headless with: fedaux run -replay %s%s\n", m.LogPath(), m.LogPath(), replayRun(m.LogPath()))
+	if what := m.steeredWhat(); what != "" && m.LogPath() != "" {
+		fmt.Fprintf(&b, "fedaux: the session %s; its run log is %s\nreplay it headless with: fedaux run -replay %s%s\n", what, m.LogPath(), m.LogPath(), replayRun(m.LogPath()))
 	}
 	for _, f := range m.forkLogs {
 		fmt.Fprintf(&b, "fedaux: %s; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", f.what, f.path, f.path)
@@ -56,17 +56,31 @@ func (m *Model) farewell() string {
 	return b.String()
 }
 
+// steeredWhat says how the session steered the runs of its own log:
+// "changed knobs", "switched algorithm" or both; "" when it did not.
+func (m *Model) steeredWhat() string {
+	var what []string
+	if m.steered {
+		what = append(what, "changed knobs")
+	}
+	if m.switched {
+		what = append(what, "switched algorithm")
+	}
+	return strings.Join(what, " and ")
+}
+
 // replayRun returns the -replay-run flag that picks, in the run log at
-// path, the last run with a knob change and a round, when that is not
-// the log's last run (a restart or a new preset at the end starts a run
-// with no round, which replay refuses); "" otherwise.
+// path, the last run with a round and a knob change or a switch of
+// algorithm, when that is not the log's last run (a restart or a new
+// preset at the end starts a run with no round, which replay refuses);
+// "" otherwise.
 func replayRun(path string) string {
 	runs, _, err := sim.ReadRunLog(path)
 	if err != nil {
 		return ""
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
-		if len(runs[i].Reports) > 0 && len(runs[i].Controls) > 0 {
+		if len(runs[i].Reports) > 0 && len(runs[i].Controls)+len(runs[i].Switches) > 0 {
 			if i == len(runs)-1 {
 				return ""
 			}

@@ -124,7 +124,11 @@ func (m *Model) Render() string {
 		l.eventsH -= take
 		l.bodyH -= extra - take
 	}
-	switch m.screen {
+	body := m.screen
+	if body == prompting {
+		body = m.back // the prompt is under the screen it was opened from
+	}
+	switch body {
 	case picking:
 		parts = append(parts, fit(m.picker.View(), w, l.bodyH+l.eventsH))
 	case editing:
@@ -235,6 +239,12 @@ func (m *Model) footer() string {
 	}
 	if m.screen == choosing {
 		return m.help.ShortHelpView(m.algos.help())
+	}
+	if m.screen == picking {
+		return m.help.ShortHelpView(m.picker.help())
+	}
+	if m.screen == helping {
+		return m.help.ShortHelpView(m.keys.helpScreen())
 	}
 	return m.help.ShortHelpView(m.keys.ShortHelp())
 }
