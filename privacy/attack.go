@@ -63,31 +63,49 @@ func (r *RunResult) Attack(nm NonMembers) *Attack {
 }
 
 // check returns nil when every AUC of r is in [0, 1] and each attack's
-// means are its clients' (as attackRun sums them, bit for bit); else
-// what is not, so that a results line edited by hand is not reported as
-// what the attack found.
+// means are its clients' (clientMeans, bit for bit); else what is not,
+// so that a results line edited by hand is not reported as what the
+// attack found.
 func (r *RunResult) check() error {
 	for _, a := range r.Attacks {
-		var sum [4]float64
 		for _, c := range a.Clients {
-			for i, v := range []float64{c.AUC, c.TrainAUC, c.NoDescriptorAUC, c.LossAUC} {
+			for i, v := range c.aucs() {
 				if !(v >= 0 && v <= 1) {
 					return fmt.Errorf("attack with non-members %s: client %d: %s %g, want an AUC in [0, 1]", a.NonMembers, c.ID, aucNames[i], v)
 				}
-				sum[i] += v / float64(len(a.Clients))
 			}
 		}
-		for i, v := range []float64{a.AUC, a.TrainAUC, a.NoDescriptorAUC, a.LossAUC} {
-			if v != sum[i] {
-				return fmt.Errorf("attack with non-members %s: %s %g, but its clients' mean is %g", a.NonMembers, aucNames[i], v, sum[i])
+		mean := clientMeans(a.Clients)
+		for i, v := range [4]float64{a.AUC, a.TrainAUC, a.NoDescriptorAUC, a.LossAUC} {
+			if v != mean[i] {
+				return fmt.Errorf("attack with non-members %s: %s %g, but its clients' mean is %g", a.NonMembers, aucNames[i], v, mean[i])
 			}
 		}
 	}
 	return nil
 }
 
-// aucNames are the JSON names of an attack's AUCs, in check's order.
+// aucNames are the JSON names of the AUCs, in aucs' order.
 var aucNames = [4]string{"auc", "train_auc", "no_descriptor_auc", "loss_auc"}
+
+// aucs returns c's AUCs in aucNames' order.
+func (c *ClientAttack) aucs() [4]float64 {
+	return [4]float64{c.AUC, c.TrainAUC, c.NoDescriptorAUC, c.LossAUC}
+}
+
+// clientMeans returns the means over the clients of their AUCs, in
+// aucNames' order: each AUC divided by the number of clients, added in
+// client order.
+func clientMeans(cs []ClientAttack) [4]float64 {
+	var m [4]float64
+	n := float64(len(cs))
+	for _, c := range cs {
+		for i, v := range c.aucs() {
+			m[i] += v / n
+		}
+	}
+	return m
+}
 
 // attackRun runs both attacks on every client of a run from the
 // clients' probes at the checkpoints (probes[r][k]: client k's at
@@ -117,12 +135,9 @@ func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoin
 			ca := attackClient(xs[k], members, non, seed, k, nm)
 			ca.ID = c.ID
 			a.Clients = append(a.Clients, ca)
-			n := float64(len(d.Clients))
-			a.AUC += ca.AUC / n
-			a.TrainAUC += ca.TrainAUC / n
-			a.NoDescriptorAUC += ca.NoDescriptorAUC / n
-			a.LossAUC += ca.LossAUC / n
 		}
+		m := clientMeans(a.Clients)
+		a.AUC, a.TrainAUC, a.NoDescriptorAUC, a.LossAUC = m[0], m[1], m[2], m[3]
 		res.Attacks = append(res.Attacks, a)
 	}
 	return res, nil

@@ -84,11 +84,9 @@ func (r *Record) Complete() error {
 }
 
 // summarizes returns nil when r's accuracies are percentages and its
-// summary is theirs: best_round the first round of highest val,
-// best_val and test_at_best_val that round's, final_test the last
-// round's (as sim.Summarize makes it, bit for bit).
+// summary is theirs, as sim.Summarize makes it (bit for bit).
 func (r *Record) summarizes() error {
-	best := 0
+	reports := make([]*sim.RoundReport, len(r.Val))
 	for i := range r.Val {
 		for _, a := range []struct {
 			name string
@@ -98,20 +96,18 @@ func (r *Record) summarizes() error {
 				return fmt.Errorf("%s of round %d is %g, want a percentage in [0, 100]", a.name, i+1, a.v)
 			}
 		}
-		if r.Val[i] > r.Val[best] {
-			best = i
-		}
+		reports[i] = &sim.RoundReport{Round: i + 1, MeanVal: r.Val[i], MeanTest: r.Test[i]}
 	}
-	last := len(r.Test) - 1
+	s := sim.Summarize(reports)
 	switch {
-	case r.BestRound != best+1:
-		return fmt.Errorf("best_round %d, but its val is highest first at round %d", r.BestRound, best+1)
-	case r.BestVal != r.Val[best]:
-		return fmt.Errorf("best_val %g, but the val of its best round %d is %g", r.BestVal, best+1, r.Val[best])
-	case r.TestAtBestVal != r.Test[best]:
-		return fmt.Errorf("test_at_best_val %g, but the test of its best round %d is %g", r.TestAtBestVal, best+1, r.Test[best])
-	case r.FinalTest != r.Test[last]:
-		return fmt.Errorf("final_test %g, but the test of its last round %d is %g", r.FinalTest, last+1, r.Test[last])
+	case r.BestRound != s.BestRound:
+		return fmt.Errorf("best_round %d, but its val is highest first at round %d", r.BestRound, s.BestRound)
+	case r.BestVal != s.BestVal:
+		return fmt.Errorf("best_val %g, but the val of its best round %d is %g", r.BestVal, s.BestRound, s.BestVal)
+	case r.TestAtBestVal != s.TestAtBestVal:
+		return fmt.Errorf("test_at_best_val %g, but the test of its best round %d is %g", r.TestAtBestVal, s.BestRound, s.TestAtBestVal)
+	case r.FinalTest != s.FinalTest:
+		return fmt.Errorf("final_test %g, but the test of its last round %d is %g", r.FinalTest, s.Rounds, s.FinalTest)
 	}
 	return nil
 }
