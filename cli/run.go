@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedaux/fedaux/internal/dirs"
 	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
@@ -212,10 +213,8 @@ func (f *runFlags) seedRun() (*study.SeedRun, presets.Env, error) {
 		return nil, env, errors.New("-checkpoint-every: needs -checkpoint FILE")
 	}
 	if f.checkpoint != "" {
-		if fi, err := os.Stat(filepath.Dir(f.checkpoint)); err != nil {
-			return nil, env, fmt.Errorf("-checkpoint: %s: no such directory", filepath.Dir(f.checkpoint))
-		} else if !fi.IsDir() {
-			return nil, env, fmt.Errorf("-checkpoint: %s: not a directory", filepath.Dir(f.checkpoint))
+		if err := dirs.Check(filepath.Dir(f.checkpoint)); err != nil {
+			return nil, env, fmt.Errorf("-checkpoint: %w", err)
 		}
 		if err := sim.CheckCheckpointPath(f.checkpoint); err != nil {
 			return nil, env, fmt.Errorf("-checkpoint: %w", err)

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
+	"github.com/fedaux/fedaux/internal/dirs"
 	"github.com/fedaux/fedaux/sim"
 	"github.com/fedaux/fedaux/study"
 )
@@ -81,14 +81,8 @@ func studyError(err error) error {
 // renderDir checks that out, the -out of -render, is a directory (a
 // study's Load would make one).
 func renderDir(out string) error {
-	fi, err := os.Stat(out)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("-render: -out %s: no such directory", out)
-	case err != nil:
-		return fmt.Errorf("-render: -out: %w", err)
-	case !fi.IsDir():
-		return fmt.Errorf("-render: -out %s: not a directory", out)
+	if err := dirs.Check(out); err != nil {
+		return fmt.Errorf("-render: -out %w", err)
 	}
 	return nil
 }

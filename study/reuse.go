@@ -1,34 +1,28 @@
 package study
 
 import (
-	"errors"
 	"fmt"
-	"os"
+
+	"github.com/fedaux/fedaux/internal/dirs"
 )
 
 // Reuse copies into the results file file of directory out (see
 // OpenStore), for every cell of cells that out does not hold, the record
-// of the same key from the first of dirs that holds one, relabelled with
+// of the same key from the first of from that holds one, relabelled with
 // the cell's labels: runs another study already made (a table, a sweep)
 // are not made again. A record must be Complete to be reused (a store
-// holds no other). The directories in dirs are only read.
-func Reuse(out, file string, dirs []string, cells []*Cell) error {
-	if len(dirs) == 0 {
+// holds no other). The directories in from are only read.
+func Reuse(out, file string, from []string, cells []*Cell) error {
+	if len(from) == 0 {
 		return nil
 	}
 	own, err := OpenStore(out, file)
 	if err != nil {
 		return err
 	}
-	for _, dir := range dirs {
-		fi, err := os.Stat(dir)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return fmt.Errorf("study: reuse %s: no such directory", dir)
-		case err != nil:
-			return fmt.Errorf("study: reuse: %w", err)
-		case !fi.IsDir():
-			return fmt.Errorf("study: reuse %s: not a directory", dir)
+	for _, dir := range from {
+		if err := dirs.Check(dir); err != nil {
+			return fmt.Errorf("study: reuse %w", err)
 		}
 		other, err := OpenStore(dir, "") // read only: never appended to
 		if err != nil {
