@@ -97,7 +97,23 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-// steeredSession opens the console on the sbm preset (seed 7, 2 workers,
+// smallSBM returns the sbm preset at 600 nodes (-set nodes=600): the
+// paper's 3000 took most of these tests' time under -race, and a run log
+// of a scenario changed by -set replays as any other.
+func smallSBM(t *testing.T) *presets.Preset {
+	t.Helper()
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := p.With([]string{"nodes=600"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// steeredSession opens the console on smallSBM (seed 7, 2 workers,
 // hidden 16, changed by tweak) at 120x40, logging to session.jsonl in
 // dir, and returns the console, its log and the log's path.
 func steeredSession(t *testing.T, dir string, tweak func(*sim.Config)) (*tui.Model, *sim.RunLog, string) {
@@ -107,10 +123,7 @@ func steeredSession(t *testing.T, dir string, tweak func(*sim.Config)) (*tui.Mod
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := presets.Get("sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := smallSBM(t)
 	cfg := p.Config()
 	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
 	if tweak != nil {
@@ -156,7 +169,7 @@ func TestReplayLiveSetting(t *testing.T) {
 		t.Errorf("replay output:\n%s", out)
 	}
 	plainLog := filepath.Join(dir, "plain.jsonl")
-	runOK(t, "-preset", "sbm", "-seed", "7", "-hidden", "16", "-epochs", "2", "-algo", "fedprox", "-rounds", "6", "-log", plainLog, "-workers", "1")
+	runOK(t, "-preset", "sbm", "-set", "nodes=600", "-seed", "7", "-hidden", "16", "-epochs", "2", "-algo", "fedprox", "-rounds", "6", "-log", plainLog, "-workers", "1")
 	got, want, unsteered := roundLines(t, replayLog), roundLines(t, path), roundLines(t, plainLog)
 	if len(got) != 6 || len(want) != 6 || len(unsteered) != 6 {
 		t.Fatalf("%d replayed round lines, %d logged, %d unsteered, want 6 each", len(got), len(want), len(unsteered))
@@ -262,10 +275,7 @@ func TestReplayForkOnAnotherAlgorithm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := presets.Get("sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := smallSBM(t)
 	cfg := p.Config()
 	cfg.Seed, cfg.Workers, cfg.Hidden = 7, 2, 16
 	m, err := tui.New(tui.Options{Preset: p, Config: cfg, Log: log, NoColor: true, ExportDir: filepath.Join(dir, "export")})
@@ -355,7 +365,7 @@ func TestReplayHeadlessSettings(t *testing.T) {
 		"mu":  {"-algo", "fedprox", "-mu", "5", "-epochs", "2"},
 	} {
 		path := filepath.Join(dir, name+".jsonl")
-		runOK(t, append([]string{"-preset", "sbm", "-seed", "7", "-hidden", "16", "-rounds", "3", "-log", path, "-workers", "1"}, flags...)...)
+		runOK(t, append([]string{"-preset", "sbm", "-set", "nodes=600", "-seed", "7", "-hidden", "16", "-rounds", "3", "-log", path, "-workers", "1"}, flags...)...)
 		out := runOK(t, "-replay", path, "-workers", "1")
 		if !strings.Contains(out, "replayed 3 rounds and 0 knob changes") {
 			t.Errorf("%s: replay output:\n%s", name, out)
@@ -387,7 +397,7 @@ func TestReplayHeadlessSettings(t *testing.T) {
 func TestReplayLogKeepsDropout(t *testing.T) {
 	dir := t.TempDir()
 	path, again := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "replay.jsonl")
-	runOK(t, "-preset", "sbm", "-seed", "7", "-hidden", "16", "-rounds", "3", "-dropout", "0.3", "-log", path, "-workers", "1")
+	runOK(t, "-preset", "sbm", "-set", "nodes=600", "-seed", "7", "-hidden", "16", "-rounds", "3", "-dropout", "0.3", "-log", path, "-workers", "1")
 	if out := runOK(t, "-replay", path, "-log", again, "-workers", "1"); !strings.Contains(out, "replayed 3 rounds") {
 		t.Fatalf("replay:\n%s", out)
 	}
@@ -409,7 +419,7 @@ func TestReplayLogKeepsDropout(t *testing.T) {
 func TestReplayEditedLogs(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.jsonl")
-	runOK(t, "-preset", "sbm", "-seed", "7", "-hidden", "16", "-rounds", "3", "-log", path, "-workers", "1")
+	runOK(t, "-preset", "sbm", "-set", "nodes=600", "-seed", "7", "-hidden", "16", "-rounds", "3", "-log", path, "-workers", "1")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 func TestPrivacyCmd(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	args := []string{"-preset", "sbm", "-hidden", "8", "-rounds", "3", "-seeds", "1", "-algos", "fedaux,fedavg", "-workers", "2", "-out", dir}
+	args := []string{"-preset", "sbm", "-set", "nodes=600", "-hidden", "8", "-rounds", "3", "-seeds", "1", "-algos", "fedaux,fedavg", "-workers", "2", "-out", dir}
 	if err := privacyCmd(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

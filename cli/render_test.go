@@ -21,9 +21,9 @@ func TestRenderRefusesNothing(t *testing.T) {
 		args     []string
 		runs     int
 	}{
-		{"sweep", "sweep.md", sweepCmd, []string{"-preset", "sbm", "-grid", "alpha=1,10", "-algos", "fedaux"}, 2},
-		{"convergence", "convergence.md", convergenceCmd, []string{"-preset", "sbm", "-algos", "fedaux"}, 1},
-		{"privacy", "privacy.md", privacyCmd, []string{"-preset", "sbm", "-algos", "fedavg"}, 1},
+		{"sweep", "sweep.md", sweepCmd, []string{"-preset", "sbm", "-set", "nodes=600", "-grid", "alpha=1,10", "-algos", "fedaux"}, 2},
+		{"convergence", "convergence.md", convergenceCmd, []string{"-preset", "sbm", "-set", "nodes=600", "-algos", "fedaux"}, 1},
+		{"privacy", "privacy.md", privacyCmd, []string{"-preset", "sbm", "-set", "nodes=600", "-algos", "fedavg"}, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -17,7 +17,7 @@ import (
 func TestSimilarityCmd(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	err := similarityCmd([]string{"-preset", "sbm", "-hidden", "8", "-rounds", "3", "-at", "1,3,50", "-workers", "2",
+	err := similarityCmd([]string{"-preset", "sbm", "-set", "nodes=600", "-hidden", "8", "-rounds", "3", "-at", "1,3,50", "-workers", "2",
 		"-variants", "sim=apv;sim=readout,mix=off,alpha=auto,score=maxnorm", "-out", dir}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())

@@ -140,6 +140,7 @@ func TestFedSagePlusPhases(t *testing.T) {
 		}
 	}
 	generated := 0
+	kept := keptNodes(t)
 	for _, c := range sageClients(e) {
 		if c.gen != nil || c.mend == nil {
 			t.Fatalf("client %d: generator kept (%v) or graph not mended (%v) after the generator phase", c.ID, c.gen != nil, c.mend == nil)
@@ -149,7 +150,7 @@ func TestFedSagePlusPhases(t *testing.T) {
 			t.Fatalf("client %d: mended graph of %d nodes, want %d", c.ID, got, want)
 		}
 		for _, p := range c.mend.parents {
-			if c.data.Roles[p] == graphio.Val && !isKept(t, c, p) {
+			if c.data.Roles[p] == graphio.Val && !slices.Contains(kept[c.ID], p) {
 				t.Fatalf("client %d: a hidden node got a generated neighbour", c.ID)
 			}
 		}
@@ -176,12 +177,16 @@ func TestFedSagePlusPhases(t *testing.T) {
 	t.Logf("%d generated nodes in all", generated)
 }
 
-// isKept reports whether node i of client c was not hidden; the impaired
-// graph is gone after mending, so it draws the hidden set again.
-func isKept(t *testing.T, c *sageClient, i int) bool {
+// keptNodes returns the nodes of each client (by ID) that its impaired
+// graph kept (not hidden); the impaired graph is gone after mending, so
+// it draws the hidden sets again, in an engine of its own.
+func keptNodes(t *testing.T) map[int][]int {
 	t.Helper()
-	e := sageEngine(t, sageConfig(2, 2))
-	return slices.Contains(sageClients(e)[c.ID].gen.keep, i)
+	kept := map[int][]int{}
+	for _, c := range sageClients(sageEngine(t, sageConfig(2, 2))) {
+		kept[c.ID] = c.gen.keep
+	}
+	return kept
 }
 
 // rowCols returns the columns of row i of the aggregation.

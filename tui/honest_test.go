@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fedaux/fedaux/export"
+	"github.com/fedaux/fedaux/presets"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -263,7 +264,11 @@ func TestScreenStretched(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 10 full rounds")
 	}
-	m := newTestModel(t, true, 120, 40)
+	p, err := presets.Get("sbm") // the paper's 3000 nodes, as users open it
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openPreset(t, p, true, 120, 40)
 	press(m, "N")
 	if m.Round() != 10 {
 		t.Fatalf("%d rounds", m.Round())

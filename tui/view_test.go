@@ -8,13 +8,19 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/fedaux/fedaux/presets"
 )
 
 // TestViewGolden compares the screen after three rounds of a fixed-seed
-// SBM run with the files in testdata/TestViewGolden (go test -update
-// rewrites them). The round time is masked.
+// run of the sbm preset as users open it (3000 nodes, not testNodes)
+// with the files in testdata/TestViewGolden (go test -update rewrites
+// them). The round time is masked.
 func TestViewGolden(t *testing.T) {
-	m := newTestModel(t, false, 80, 24)
+	p, err := presets.Get("sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openPreset(t, p, false, 80, 24)
 	press(m, "n", "n", "n")
 	if m.Round() != 3 {
 		t.Fatalf("after 3 steps the console shows %d rounds", m.Round())
