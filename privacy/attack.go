@@ -2,7 +2,9 @@ package privacy
 
 import (
 	"fmt"
+	"iter"
 
+	"github.com/fedaux/fedaux/internal/share"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -109,8 +111,9 @@ func clientMeans(cs []ClientAttack) [4]float64 {
 
 // attackRun runs both attacks on every client of a run from the
 // clients' probes at the checkpoints (probes[r][k]: client k's at
-// checkpoint r), their targets having been cands[k].targets(k).
-func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoints []int, seed uint64) (*RunResult, error) {
+// checkpoint r), their targets having been cands[k].targets(k), on at
+// most workers goroutines; the result does not depend on workers.
+func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoints []int, seed uint64, workers int) (*RunResult, error) {
 	res := &RunResult{Checkpoints: checkpoints}
 	xs := make([][][]float64, len(d.Clients))
 	for k := range d.Clients {
@@ -128,14 +131,21 @@ func attackRun(d *sim.Data, cands []candidates, probes [][]*sim.Probe, checkpoin
 		}
 		xs[k] = x
 	}
-	for _, nm := range NonMemberKinds() {
-		a := Attack{NonMembers: nm}
-		for k, c := range d.Clients {
+	// Each client's attack of each kind draws from its own streams and
+	// reads xs only: they run on the workers, each into its own slot.
+	kinds := NonMemberKinds()
+	n := len(d.Clients)
+	found := make([]ClientAttack, len(kinds)*n)
+	share.Out(len(found), workers, func(tasks iter.Seq[int]) {
+		for t := range tasks {
+			nm, k := kinds[t/n], t%n
 			members, non := cands[k].rows(nm)
-			ca := attackClient(xs[k], members, non, seed, k, nm)
-			ca.ID = c.ID
-			a.Clients = append(a.Clients, ca)
+			found[t] = attackClient(xs[k], members, non, seed, k, nm)
+			found[t].ID = d.Clients[k].ID
 		}
+	})
+	for i, nm := range kinds {
+		a := Attack{NonMembers: nm, Clients: found[i*n : (i+1)*n : (i+1)*n]}
 		m := clientMeans(a.Clients)
 		a.AUC, a.TrainAUC, a.NoDescriptorAUC, a.LossAUC = m[0], m[1], m[2], m[3]
 		res.Attacks = append(res.Attacks, a)

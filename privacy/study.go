@@ -125,7 +125,8 @@ func attack(e *sim.Engine, cands []candidates, seed uint64) (*RunResult, error) 
 			probes[r] = append(probes[r], m.Probe)
 		}
 	}
-	return attackRun(e.Data(), cands, probes, rounds, seed)
+	cfg := e.Config()
+	return attackRun(e.Data(), cands, probes, rounds, seed, cfg.NumWorkers())
 }
 
 // checkStore refuses an output directory whose results hold a cell of
