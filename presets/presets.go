@@ -2,6 +2,7 @@ package presets
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,6 +150,10 @@ func register(p *Preset) { registry[p.Name] = p }
 func Get(name string) (*Preset, error) {
 	if p, ok := registry[name]; ok {
 		return p, nil
+	}
+	if strings.ContainsAny(name, `/\`) || filepath.Ext(name) != "" {
+		// A file meant as a scenario: say what the name lacks.
+		return nil, fmt.Errorf("unknown preset %q: a scenario file's name ends in .toml, and no preset's name has a path or an extension", name)
 	}
 	return nil, fmt.Errorf("unknown preset %q (have %s; or a scenario file ending in .toml)", name, strings.Join(Names(), ", "))
 }

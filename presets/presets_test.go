@@ -28,6 +28,12 @@ func TestGetUnknownListsPresets(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cora-10-ref") || !strings.Contains(err.Error(), "sbm") {
 		t.Errorf("Get(cora-11) = %v, want an error listing the presets", err)
 	}
+	// A file that is not a .toml: the error says what its name lacks.
+	for _, name := range []string{"/tmp/scenario.txt", "my-scenario.yaml", "dir/sbm"} {
+		if _, err := Get(name); err == nil || !strings.Contains(err.Error(), "a scenario file's name ends in .toml") {
+			t.Errorf("Get(%q) = %v, want an error saying a scenario file ends in .toml", name, err)
+		}
+	}
 	for _, name := range []string{"sbm", "cora-10-ref", "cora-5", "citeseer-20", "computer-10", "photo-5", "pubmed-10", "arxiv-20"} {
 		p, err := Get(name)
 		if err != nil {

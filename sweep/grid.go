@@ -26,8 +26,8 @@ func Keys() []string {
 }
 
 // ParseKnob reads "key=v1,v2,...": a setting of Keys and its values, in
-// the order given, none repeated: not as written, nor as another
-// spelling of one value (0.5 and 0.50, 1e-2 and 0.01).
+// the order given, none empty and none repeated: not as written, nor as
+// another spelling of one value (0.5 and 0.50, 1e-2 and 0.01).
 func ParseKnob(s string) (Knob, error) {
 	key, vals, ok := strings.Cut(s, "=")
 	key = strings.TrimSpace(key)
@@ -38,10 +38,15 @@ func ParseKnob(s string) (Knob, error) {
 		return Knob{}, fmt.Errorf("sweep: grid %q: %q cannot be swept (keys: %s)", s, key, strings.Join(Keys(), ", "))
 	}
 	k := Knob{Key: key}
+	if strings.Trim(vals, ", \t") == "" {
+		return Knob{}, fmt.Errorf("sweep: grid %q: no values", s)
+	}
 	var seen []string // the values' canonical spellings
-	for _, v := range strings.Split(vals, ",") {
+	parts := strings.Split(vals, ",")
+	for i, v := range parts {
 		if v = strings.TrimSpace(v); v == "" {
-			continue
+			// Most likely a value lost in typing (1,,2): refused, not skipped.
+			return Knob{}, fmt.Errorf("sweep: grid %q: value %d of %d is empty", s, i+1, len(parts))
 		}
 		if i := slices.Index(seen, canonical(key, v)); i >= 0 {
 			if was := k.Values[i]; was != v {
@@ -51,9 +56,6 @@ func ParseKnob(s string) (Knob, error) {
 		}
 		k.Values = append(k.Values, v)
 		seen = append(seen, canonical(key, v))
-	}
-	if len(k.Values) == 0 {
-		return Knob{}, fmt.Errorf("sweep: grid %q: no values", s)
 	}
 	return k, nil
 }

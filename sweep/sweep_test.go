@@ -47,6 +47,9 @@ func TestParseKnobSameValue(t *testing.T) {
 		{"lr=1e-2,0.01", "value 0.01 twice (as 1e-2)"},
 		{"hidden=64,064", "value 064 twice (as 64)"},
 		{ClientDropout + "=0.1,.1", "value .1 twice (as 0.1)"},
+		{"alpha=1,,2", `grid "alpha=1,,2": value 2 of 3 is empty`},
+		{"alpha=1,2,", "value 3 of 3 is empty"},
+		{"alpha= , ", "no values"},
 	} {
 		if _, err := ParseKnob(tt.grid); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParseKnob(%q) = %v, want an error with %q", tt.grid, err, tt.want)
