@@ -43,10 +43,10 @@ func ParseKnob(s string) (Knob, error) {
 	}
 	var seen []string // the values' canonical spellings
 	parts := strings.Split(vals, ",")
-	for i, v := range parts {
+	for at, v := range parts {
 		if v = strings.TrimSpace(v); v == "" {
 			// Most likely a value lost in typing (1,,2): refused, not skipped.
-			return Knob{}, fmt.Errorf("sweep: grid %q: value %d of %d is empty", s, i+1, len(parts))
+			return Knob{}, fmt.Errorf("sweep: grid %q: value %d of %d is empty", s, at+1, len(parts))
 		}
 		if i := slices.Index(seen, canonical(key, v)); i >= 0 {
 			if was := k.Values[i]; was != v {
