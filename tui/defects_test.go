@@ -102,7 +102,7 @@ func TestFailedRoundRollsBack(t *testing.T) {
 	if m.Round() != 2 || m.Engine().Round() != 2 {
 		t.Fatalf("after the failed round: console at %d, engine at %d; want 2", m.Round(), m.Engine().Round())
 	}
-	log := flat(m.eventsView(len(m.events)))
+	log := flat(m.eventsView(len(m.events), 0))
 	for _, want := range []string{"round 3 failed (α 10, σ 1): client 3: gradient of conv1.weight entry 0 is NaN in epoch 1",
 		"rolled back to round 2"} {
 		if !strings.Contains(log, want) {
@@ -147,7 +147,7 @@ func TestKnobsNotRead(t *testing.T) {
 	}
 	scr := plain(m.Render())
 	for _, want := range []string{"α –", "σ –", "gcfl does not read alpha", "gcfl does not read sigma"} {
-		if !strings.Contains(scr, want) && !strings.Contains(flat(m.eventsView(len(m.events))), want) {
+		if !strings.Contains(scr, want) && !strings.Contains(flat(m.eventsView(len(m.events), 0)), want) {
 			t.Errorf("lacks %q:\n%s", want, scr)
 		}
 	}
@@ -162,7 +162,7 @@ func TestPresetKnobsSaid(t *testing.T) {
 	press(m, "+") // waits for the round in flight
 	press(m, "P", "enter")
 	drive(m, step)
-	log := flat(m.eventsView(len(m.events)))
+	log := flat(m.eventsView(len(m.events), 0))
 	for _, want := range []string{"alpha 11 → 12 dropped: preset sbm brings its own alpha", "preset sbm brings its own knobs: α 10 (was 11)"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)

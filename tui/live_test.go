@@ -68,7 +68,7 @@ func TestNoLiveSettings(t *testing.T) {
 	if m.screen != dashboard {
 		t.Fatal("o opened a prompt on fedavg")
 	}
-	ev := flat(m.eventsView(len(m.events)))
+	ev := flat(m.eventsView(len(m.events), 0))
 	if !strings.Contains(ev, "fedavg has no live settings") || !strings.Contains(ev, "fedprox mu") {
 		t.Errorf("events lack the reason:\n%s", ev)
 	}

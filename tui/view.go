@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/fedaux/fedaux/sim"
 )
 
@@ -134,17 +136,17 @@ func (m *Model) Render() string {
 	case editing:
 		parts = append(parts, fit(m.scen.View(), w, l.bodyH))
 		if l.eventsH > 0 {
-			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+			parts = append(parts, fit(m.eventsView(l.eventsH, w), w, l.eventsH))
 		}
 	case choosing:
 		parts = append(parts, fit(m.algos.View(), w, l.bodyH))
 		if l.eventsH > 0 {
-			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+			parts = append(parts, fit(m.eventsView(l.eventsH, w), w, l.eventsH))
 		}
 	case drilling:
 		parts = append(parts, fit(m.drill.View(), w, l.bodyH))
 		if l.eventsH > 0 {
-			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+			parts = append(parts, fit(m.eventsView(l.eventsH, w), w, l.eventsH))
 		}
 	case helping:
 		body := m.styles.Title.Render("keys") + "  " + m.styles.Dim.Render(m.methodSettings())
@@ -156,7 +158,7 @@ func (m *Model) Render() string {
 	default:
 		parts = append(parts, fit(m.dashboard(l), w, l.bodyH))
 		if l.eventsH > 0 {
-			parts = append(parts, fit(m.eventsView(l.eventsH), w, l.eventsH))
+			parts = append(parts, fit(m.eventsView(l.eventsH, w), w, l.eventsH))
 		}
 	}
 	parts = append(parts, fit(foot, w, fh))
@@ -212,20 +214,44 @@ func (m *Model) dashboard(l layout) string {
 	return joinColumns(1, left, fit(strings.Join(right, "\n"), l.rightW, l.bodyH))
 }
 
-// eventsView renders the last n lines of the console's log.
-func (m *Model) eventsView(n int) string {
-	evs := m.events
-	if len(evs) > n {
-		evs = evs[len(evs)-n:]
-	}
-	lines := make([]string, len(evs))
-	for i, e := range evs {
+// eventsView renders the last n lines of the console's log. An error
+// wider than w (when w > 0) wraps onto the lines above it that are left,
+// so that what went wrong is read whole on a screen with room for it;
+// other lines, and an error with no room left, are cut by fit.
+func (m *Model) eventsView(n, w int) string {
+	var lines []string // built from the newest up
+	for i := len(m.events) - 1; i >= 0 && len(lines) < n; i-- {
+		e := m.events[i]
+		style, text := m.styles.Event, "· "+e.text
 		if e.bad {
-			lines[i] = m.styles.Error.Render("! " + e.text)
-		} else {
-			lines[i] = m.styles.Event.Render("· " + e.text)
+			style, text = m.styles.Error, "! "+e.text
+		}
+		parts := []string{text}
+		if e.bad && w > 2 && ansi.StringWidth(text) > w {
+			parts = strings.Split(ansi.Wrap(text, w-2, " "), "\n")
+			for j := 1; j < len(parts); j++ {
+				parts[j] = "  " + parts[j]
+			}
+		}
+		if room := n - len(lines); len(parts) > room {
+			// The lines there are hold the head; the last of them the rest,
+			// which fit cuts.
+			rest := make([]string, 0, len(parts)-room+1)
+			for _, p := range parts[room-1:] {
+				rest = append(rest, strings.TrimPrefix(p, "  "))
+			}
+			head := parts[:room-1]
+			if room == 1 {
+				parts = []string{strings.Join(rest, " ")}
+			} else {
+				parts = append(head, "  "+strings.Join(rest, " "))
+			}
+		}
+		for j := len(parts) - 1; j >= 0; j-- {
+			lines = append(lines, style.Render(parts[j]))
 		}
 	}
+	slices.Reverse(lines)
 	return strings.Join(lines, "\n")
 }
 

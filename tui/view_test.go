@@ -100,3 +100,28 @@ func TestViewSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestLongErrorWraps: an error wider than the screen wraps onto the log's
+// lines above it, so that its end (often the part that says what is
+// allowed) is read; a screen with a one-line log shows its head, cut.
+func TestLongErrorWraps(t *testing.T) {
+	m := newTestModel(t, true, 120, 40, small)
+	m.logf(false, "an earlier line")
+	msg := "export: open /home/someone/a/directory/whose/name/is/rather/long/and/goes/on/for/a/while/" +
+		"before/it/ends/figures/view-apv.png: permission denied; choose a directory you can write to (e again)"
+	m.logf(true, "%s", msg)
+	scr := plain(m.Render())
+	checkSize(t, scr, 120, 40)
+	if !strings.Contains(scr, "you can write to (e again)") || !strings.Contains(scr, "! export: open") {
+		t.Errorf("the wrapped error is not on screen whole:\n%s", scr)
+	}
+	if strings.Contains(scr, "an earlier line") {
+		t.Errorf("the earlier line is shown although the error fills the log's three lines:\n%s", scr)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	scr = plain(m.Render())
+	checkSize(t, scr, 80, 24)
+	if !strings.Contains(scr, "! export: open /home/someone") || strings.Contains(scr, "(e again)") {
+		t.Errorf("a one-line log does not show the error's head, cut:\n%s", scr)
+	}
+}
