@@ -217,7 +217,8 @@ func (m *Model) dashboard(l layout) string {
 // eventsView renders the last n lines of the console's log. An error
 // wider than w (when w > 0) wraps onto the lines above it that are left,
 // so that what went wrong is read whole on a screen with room for it;
-// other lines, and an error with no room left, are cut by fit.
+// when there are too few, the last shows the error's end. Other lines,
+// and an error with one line left, are cut by fit.
 func (m *Model) eventsView(n, w int) string {
 	var lines []string // built from the newest up
 	for i := len(m.events) - 1; i >= 0 && len(lines) < n; i-- {
@@ -233,19 +234,13 @@ func (m *Model) eventsView(n, w int) string {
 				parts[j] = "  " + parts[j]
 			}
 		}
-		if room := n - len(lines); len(parts) > room {
-			// The lines there are hold the head; the last of them the rest,
-			// which fit cuts.
-			rest := make([]string, 0, len(parts)-room+1)
-			for _, p := range parts[room-1:] {
-				rest = append(rest, strings.TrimPrefix(p, "  "))
-			}
-			head := parts[:room-1]
-			if room == 1 {
-				parts = []string{strings.Join(rest, " ")}
-			} else {
-				parts = append(head, "  "+strings.Join(rest, " "))
-			}
+		if room := n - len(lines); len(parts) > room && room > 1 {
+			// The head and, on the last line there is, the end (often
+			// the reason: "file name too long"), the middle elided.
+			tail := ansi.TruncateLeft(text, ansi.StringWidth(text)-(w-3), "…")
+			parts = append(parts[:room-1:room-1], "  "+tail)
+		} else if len(parts) > room {
+			parts = []string{text} // one line: the head, which fit cuts
 		}
 		for j := len(parts) - 1; j >= 0; j-- {
 			lines = append(lines, style.Render(parts[j]))

@@ -103,7 +103,8 @@ func TestViewSizes(t *testing.T) {
 
 // TestLongErrorWraps: an error wider than the screen wraps onto the log's
 // lines above it, so that its end (often the part that says what is
-// allowed) is read; a screen with a one-line log shows its head, cut.
+// allowed) is read; one too long for them shows its head and its end; a
+// screen with a one-line log shows its head, cut.
 func TestLongErrorWraps(t *testing.T) {
 	m := newTestModel(t, true, 120, 40, small)
 	m.logf(false, "an earlier line")
@@ -118,6 +119,14 @@ func TestLongErrorWraps(t *testing.T) {
 	if strings.Contains(scr, "an earlier line") {
 		t.Errorf("the earlier line is shown although the error fills the log's three lines:\n%s", scr)
 	}
+	// Too long for three lines: the head, and the end on the last.
+	m.logf(true, "%s", strings.Repeat("a-directory-name-without-spaces/", 20)+": file name too long")
+	scr = plain(m.Render())
+	checkSize(t, scr, 120, 40)
+	if !strings.Contains(scr, "! a-directory-name") || !strings.Contains(scr, "…") || !strings.Contains(scr, "spaces/: file name too long") {
+		t.Errorf("an error too long for the log's lines does not show its head and its end:\n%s", scr)
+	}
+	m.logf(true, "%s", msg)
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	scr = plain(m.Render())
 	checkSize(t, scr, 80, 24)
