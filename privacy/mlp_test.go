@@ -118,3 +118,35 @@ func TestTrainAttackLearns(t *testing.T) {
 		t.Errorf("held-out AUC %v, want > 0.85 (feature 4 separates the classes; Bayes AUC 0.98)", auc)
 	}
 }
+
+// TestForwardBits checks the attack model's forward, which computes four
+// hidden units at a time, against the formula unit by unit (each sum in
+// the order of the features, the logit in the order of the units) bit
+// for bit, at the attack's width and at widths that leave one to three
+// units over.
+func TestForwardBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, hidden := range []int{attackHidden, 1, 6, 7} {
+		m := newMLP(26, hidden, rng)
+		x, _ := randomSet(rng, 50, 26)
+		z := m.forward(x)
+		for i, xi := range x {
+			out := m.b2.Value[0]
+			for j := range hidden {
+				s := m.b1.Value[j]
+				for f := range xi {
+					s += m.w1.Value[j*26+f] * xi[f]
+				}
+				if math.Float64bits(m.a[i][j]) != math.Float64bits(s) {
+					t.Fatalf("hidden %d: row %d unit %d: pre-activation %v, want %v", hidden, i, j, m.a[i][j], s)
+				}
+				if s > 0 {
+					out += m.w2.Value[j] * s
+				}
+			}
+			if math.Float64bits(z[i]) != math.Float64bits(out) {
+				t.Fatalf("hidden %d: row %d: logit %v, want %v", hidden, i, z[i], out)
+			}
+		}
+	}
+}
