@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedaux/fedaux/sim"
 )
 
 // TestReplayRun: the farewell's replay command picks the last run with a
@@ -19,18 +21,24 @@ func TestReplayRun(t *testing.T) {
 		control = `{"type":"control","round":2,"name":"alpha","from":10,"to":5}` + "\n"
 	)
 	dir := t.TempDir()
-	for _, c := range []struct{ log, want string }{
-		{run + round1 + control + round2, ""},
-		{run + round1 + control + round2 + run, " -replay-run 1"},
-		{run + round1 + run + control + round1 + run + round1, " -replay-run 2"},
-		{run + control, ""},
+	for _, c := range []struct {
+		log     string
+		steered bool // else only an edited scenario: the last run with a round
+		want    string
+	}{
+		{run + round1 + control + round2, true, ""},
+		{run + round1 + control + round2 + run, true, " -replay-run 1"},
+		{run + round1 + run + control + round1 + run + round1, true, " -replay-run 2"},
+		{run + control, true, ""},
+		{run + round1 + run + round1 + round2 + run, false, " -replay-run 2"},
+		{run + round1 + run + round1, false, ""},
 	} {
 		path := filepath.Join(dir, "log.jsonl")
 		if err := os.WriteFile(path, []byte(c.log), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := replayRun(path); got != c.want {
-			t.Errorf("%q: %q, want %q", c.log, got, c.want)
+		if got := replayRun(path, c.steered); got != c.want {
+			t.Errorf("%q (steered %v): %q, want %q", c.log, c.steered, got, c.want)
 		}
 	}
 }
@@ -74,5 +82,35 @@ func TestExportFieldKeptWhileBusy(t *testing.T) {
 	press(m, "esc")
 	if m.screen != dashboard {
 		t.Errorf("esc: screen %v", m.screen)
+	}
+}
+
+// TestFarewellEditedScenario: a session that ran a scenario edited in
+// the panel, and changed nothing else, names its run log at quit with
+// the command that replays the edited run, as one that changed knobs
+// does (it said nothing).
+func TestFarewellEditedScenario(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newLogModel(t, log)
+	if got := m.farewell(); got != "" {
+		t.Fatalf("farewell of a fresh session: %q", got)
+	}
+	press(m, "S")
+	typeInto(t, m, "clients", "8")
+	press(m, "enter", "n", "n")
+	if m.k != 8 || m.Round() != 2 {
+		t.Fatalf("the edited scenario did not run: %d clients, round %d", m.k, m.Round())
+	}
+	press(m, "r") // a restart at the end: a run with no round
+	got := m.farewell()
+	for _, want := range []string{"the session ran an edited scenario; its run log is " + path, "fedaux run -replay " + path + " -replay-run 2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("farewell lacks %q:\n%s", want, got)
+		}
 	}
 }

@@ -121,6 +121,7 @@ type Model struct {
 	ended       *sim.Engine    // the engine whose summary line endRun wrote
 	steered     bool           // a knob changed in the session
 	switched    bool           // the session's own run (not a fork's B) changed algorithm (F)
+	edited      bool           // the session ran a scenario edited in the panel (S)
 	starting    bool           // the start rounds (Options.StartRounds) are running
 	other       *branch        // the branch not shown, when the run is forked (f)
 	forkLogs    []forkLog      // the run logs of the session's forks, for farewell

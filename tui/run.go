@@ -48,7 +48,7 @@ func (m *Model) farewell() string {
 		fmt.Fprintf(&b, "fedaux: quit before the export to %s, which waited for the round in flight: nothing exported\n", m.exportDir)
 	}
 	if what := m.steeredWhat(); what != "" && m.LogPath() != "" {
-		fmt.Fprintf(&b, "fedaux: the session %s; its run log is %s\nreplay it headless with: fedaux run -replay %s%s\n", what, m.LogPath(), m.LogPath(), replayRun(m.LogPath()))
+		fmt.Fprintf(&b, "fedaux: the session %s; its run log is %s\nreplay it headless with: fedaux run -replay %s%s\n", what, m.LogPath(), m.LogPath(), replayRun(m.LogPath(), m.steered || m.switched))
 	}
 	for _, f := range m.forkLogs {
 		fmt.Fprintf(&b, "fedaux: %s; its run log is %s\nreplay it headless with: fedaux run -replay %s\n", f.what, f.path, f.path)
@@ -57,9 +57,13 @@ func (m *Model) farewell() string {
 }
 
 // steeredWhat says how the session steered the runs of its own log:
-// "changed knobs", "switched algorithm" or both; "" when it did not.
+// "ran an edited scenario", "changed knobs", "switched algorithm" or
+// several; "" when it did none.
 func (m *Model) steeredWhat() string {
 	var what []string
+	if m.edited {
+		what = append(what, "ran an edited scenario")
+	}
 	if m.steered {
 		what = append(what, "changed knobs")
 	}
@@ -70,17 +74,17 @@ func (m *Model) steeredWhat() string {
 }
 
 // replayRun returns the -replay-run flag that picks, in the run log at
-// path, the last run with a round and a knob change or a switch of
-// algorithm, when that is not the log's last run (a restart or a new
-// preset at the end starts a run with no round, which replay refuses);
-// "" otherwise.
-func replayRun(path string) string {
+// path, the last run with a round (and, when steered, a knob change or a
+// switch of algorithm), when that is not the log's last run (a restart
+// or a new preset at the end starts a run with no round, which replay
+// refuses); "" otherwise.
+func replayRun(path string, steered bool) string {
 	runs, _, err := sim.ReadRunLog(path)
 	if err != nil {
 		return ""
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
-		if len(runs[i].Reports) > 0 && len(runs[i].Controls)+len(runs[i].Switches) > 0 {
+		if len(runs[i].Reports) > 0 && (!steered || len(runs[i].Controls)+len(runs[i].Switches) > 0) {
 			if i == len(runs)-1 {
 				return ""
 			}

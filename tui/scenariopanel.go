@@ -112,6 +112,7 @@ func (m *Model) scenarioBuilt(err error) {
 		return
 	}
 	m.scen.Close()
+	m.edited = true
 	if m.screen == editing {
 		m.screen = dashboard
 	}
