@@ -195,13 +195,7 @@ func TestKnobKeyWhileBuildFails(t *testing.T) {
 // named the session's log only after knob changes). It names it, and the
 // replay command picks the run with the switch.
 func TestFarewellAfterSwitchOnA(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "session.jsonl")
-	log, err := sim.OpenRunLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, log, path := newSessionModel(t)
 	press(m, "n", "f", "F")
 	for m.algos.Selected() != methods.Local {
 		if m.algos.cur == len(m.algos.offer)-1 {

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fedaux/fedaux/sim"
 )
 
 // TestReplayRun: the farewell's replay command picks the last run with a
@@ -90,13 +88,7 @@ func TestExportFieldKeptWhileBusy(t *testing.T) {
 // the command that replays the edited run, as one that changed knobs
 // does (it said nothing).
 func TestFarewellEditedScenario(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "session.jsonl")
-	log, err := sim.OpenRunLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, _, path := newSessionModel(t)
 	if got := m.farewell(); got != "" {
 		t.Fatalf("farewell of a fresh session: %q", got)
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -142,6 +143,18 @@ func plain(s string) string { return ansi.Strip(s) }
 func newLogModel(t *testing.T, log *sim.RunLog) *Model {
 	t.Helper()
 	return newLogModelWith(t, log, nil)
+}
+
+// newSessionModel opens newLogModel on a fresh run log, session.jsonl in
+// a temporary directory, and returns the console, the log and its path.
+func newSessionModel(t *testing.T) (*Model, *sim.RunLog, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	log, err := sim.OpenRunLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newLogModel(t, log), log, path
 }
 
 // newLogModelWith is newLogModel with its settings changed by tweak.
