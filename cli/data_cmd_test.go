@@ -158,7 +158,7 @@ func TestDataFlagHelp(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		c.run(&stderr)
-		const want = "default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux"
+		const want = "default $FEDAUX_DATA, else ~/.local/share/fedaux"
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("%s -h does not say the data directory's default %q:\n%s", c.name, want, stderr.String())
 		}

@@ -413,4 +413,4 @@ func (s *seedFlag) Set(v string) error {
 
 // dataDirDefault says where a command reads its data without -data, as
 // presets.DataDir looks: the same words in every command's -h.
-const dataDirDefault = "default $FEDAUX_DATA, else ../shared/data, else ~/.local/share/fedaux"
+const dataDirDefault = "default $FEDAUX_DATA, else ~/.local/share/fedaux"

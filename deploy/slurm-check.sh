@@ -21,14 +21,14 @@
 #   sh deploy/slurm-check.sh [WORKDIR]
 # It prints one line per check ("ok ..." or "FAIL ...") and exits 1 if any
 # failed. It takes a few minutes; it needs the Cora files in $FEDAUX_DATA
-# (default ../shared/data).
+# (default ~/.local/share/fedaux, where 'fedaux data get' puts them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 work=${1:-$(mktemp -d /tmp/fedaux-slurm.XXXXXX)}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-data=$(cd "${FEDAUX_DATA:-../shared/data}" && pwd)
+data=$(cd "${FEDAUX_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/fedaux}" && pwd)
 export SLURM_CONF=$work/slurm.conf
 failures=0
 

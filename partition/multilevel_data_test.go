@@ -15,7 +15,7 @@ import (
 
 // testDatasets are the graphs of the quality test with METIS 5.1's edge
 // cuts (gpmetis, default options) on their largest connected components
-// for K = 5, 10, 20 (see shared/data/README.md).
+// for K = 5, 10, 20 (docs/data.md, the reference partitions).
 var testDatasets = []struct {
 	name, file, part string
 	metis            map[int]int

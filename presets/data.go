@@ -14,18 +14,15 @@ import (
 )
 
 // DataDir returns the data directory: flagValue if set, else the
-// environment variable FEDAUX_DATA, else ../shared/data when it exists
-// (the layout of a development checkout), else the per-user data
-// directory ($XDG_DATA_HOME/fedaux or ~/.local/share/fedaux).
+// environment variable FEDAUX_DATA, else the per-user data directory
+// ($XDG_DATA_HOME/fedaux or ~/.local/share/fedaux), which `fedaux data
+// get` fills (docs/data.md).
 func DataDir(flagValue string) string {
 	if flagValue != "" {
 		return flagValue
 	}
 	if d := os.Getenv("FEDAUX_DATA"); d != "" {
 		return d
-	}
-	if fi, err := os.Stat(filepath.Join("..", "shared", "data")); err == nil && fi.IsDir() {
-		return filepath.Join("..", "shared", "data")
 	}
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "fedaux")

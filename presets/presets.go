@@ -16,7 +16,7 @@ import (
 type Env struct {
 	// DataDir is the directory of the data files. The zero Env's is ""
 	// and reads none: DataDir("") gives the directory the command uses
-	// ($FEDAUX_DATA, else ../shared/data, else the user's data directory).
+	// ($FEDAUX_DATA, else the user's data directory).
 	DataDir string
 	// Partition chooses how real-data presets form clients: "ref" (the
 	// reference METIS file), one of Partitioners ("multilevel", the

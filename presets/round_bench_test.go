@@ -15,7 +15,7 @@ import (
 // after one warm-up round (FedSage+: after its generator phase, cut to 2
 // rounds, and the round that mends the graphs, so that what is timed is a
 // round of its federated phase). It needs the data directory
-// ($FEDAUX_DATA or ../shared/data) and is skipped without it.
+// (the tests' data directory, internal/datadir) and is skipped without it.
 func BenchmarkRound(b *testing.B) {
 	for _, c := range []struct {
 		preset string

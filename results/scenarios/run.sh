@@ -3,7 +3,7 @@
 # Run from the repository root: sh results/scenarios/run.sh
 # Resumable: every study keeps its results under results/scenarios/.
 set -eu
-data=${FEDAUX_DATA:-../shared/data}
+data=${FEDAUX_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/fedaux}
 go build -o /tmp/fedaux-scen .
 fx=/tmp/fedaux-scen
 out=results/scenarios
