@@ -399,7 +399,7 @@ func (m *Model) completeShown() tea.Cmd {
 	m.tried = tag
 	m.job++
 	m.act = computing
-	return m.drv.complete(m.engine, s.name, m.job)
+	return m.drv.complete(s.name, m.job, m.engine)
 }
 
 // viewDone takes a computed view, and goes on with what waited for it.

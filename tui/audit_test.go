@@ -49,12 +49,7 @@ func TestDefaultViewComputed(t *testing.T) {
 // The second fork's log takes the next free name, and the farewell names
 // both.
 func TestForkAgainAtSameRound(t *testing.T) {
-	dir := t.TempDir()
-	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, _, _ := newSessionModel(t)
 	press(m, "n", "n", "f")
 	if m.other == nil {
 		t.Fatalf("the first f did not fork: %v", m.events[len(m.events)-1].text)
@@ -439,12 +434,7 @@ func TestPickerEmptyFilterKeepsCurrent(t *testing.T) {
 // every later n and space do nothing, without a word (its error reads as
 // a cancel). The old engine rolls back to its last round and goes on.
 func TestFailedBuildAfterCancelledRound(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "session.jsonl")
-	log, err := sim.OpenRunLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, log, path := newSessionModel(t)
 	press(m, "n")
 	batch, ok := m.key(keyMsg("n"))().(tea.BatchMsg)
 	if !ok || len(batch) != 2 {

@@ -198,33 +198,21 @@ func (d *driver) export(dir string, run *export.Run) tea.Cmd {
 	}
 }
 
-// completeAll returns a command that computes every optional matrix
-// of the last round of each engine that it lacks (sim.Engine.Complete),
-// for an export, as job.
-func (d *driver) completeAll(engines []*sim.Engine, job int) tea.Cmd {
-	return func() tea.Msg {
-		if !d.enter() {
-			return viewDoneMsg{job: job, err: context.Canceled}
-		}
-		defer d.wg.Done()
-		for _, e := range engines {
-			if err := e.Complete(d.ctx, sim.WantAll); err != nil {
-				return viewDoneMsg{job: job, err: err}
-			}
-		}
-		return viewDoneMsg{job: job}
-	}
-}
-
 // complete returns a command that computes the last round's optional
-// matrix name from the clients' models (sim.Engine.Complete), as job.
-func (d *driver) complete(e *sim.Engine, name string, job int) tea.Cmd {
+// matrix name (sim.WantAll: every one it lacks) from the clients' models
+// of each engine (sim.Engine.Complete), as job.
+func (d *driver) complete(name string, job int, engines ...*sim.Engine) tea.Cmd {
 	return func() tea.Msg {
 		if !d.enter() {
 			return viewDoneMsg{job: job, name: name, err: context.Canceled}
 		}
 		defer d.wg.Done()
-		return viewDoneMsg{job: job, name: name, err: e.Complete(d.ctx, name)}
+		for _, e := range engines {
+			if err := e.Complete(d.ctx, name); err != nil {
+				return viewDoneMsg{job: job, name: name, err: err}
+			}
+		}
+		return viewDoneMsg{job: job, name: name}
 	}
 }
 

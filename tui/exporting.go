@@ -60,7 +60,7 @@ func (m *Model) flushExport() tea.Cmd {
 		m.job++
 		m.act, m.exportJob = computing, m.job
 		m.prompt.busy = fmt.Sprintf("computing the last round's views to export %d rounds to %s…", len(m.reports), dir)
-		return m.drv.completeAll(engines, m.job)
+		return m.drv.complete(sim.WantAll, m.job, engines...)
 	}
 	m.exportDir, m.exportViews = "", false
 	m.prompt.busy = fmt.Sprintf("exporting %d rounds to %s…", len(m.reports), dir)

@@ -20,12 +20,8 @@ import (
 // curves, the bars the difference, b switches the heat map, and the
 // export writes both runs and a comparison figure.
 func TestForkCompare(t *testing.T) {
-	dir := t.TempDir()
-	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, log, path := newSessionModel(t)
+	dir := filepath.Dir(path)
 	press(m, "n", "n", "f")
 	if m.other == nil || m.branchName != "A" {
 		t.Fatalf("f did not fork: %v", m.events[len(m.events)-1].text)

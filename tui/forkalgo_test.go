@@ -20,12 +20,8 @@ import (
 // FedAvg_mask, A's those of a session never forked; the screen names
 // both branches' algorithms, and B's run log and export hold the switch.
 func TestForkAnotherAlgorithm(t *testing.T) {
-	dir := t.TempDir()
-	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, log, path := newSessionModel(t)
+	dir := filepath.Dir(path)
 	press(m, "n", "n")
 	ckPath := filepath.Join(dir, "r2.ck")
 	if err := m.engine.SaveCheckpoint(ckPath); err != nil {
@@ -260,12 +256,8 @@ func TestChartNamesOtherBranch(t *testing.T) {
 // B's next rounds are those of an engine restored from B's checkpoint
 // with FedAvg_mask, and B's run log holds the switch.
 func TestSwitchBranchAlgorithm(t *testing.T) {
-	dir := t.TempDir()
-	log, err := sim.OpenRunLog(filepath.Join(dir, "session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newLogModel(t, log)
+	m, log, path := newSessionModel(t)
+	dir := filepath.Dir(path)
 	press(m, "n", "n", "f", "b", "n")
 	ckPath := filepath.Join(dir, "b3.ck")
 	if err := m.engine.SaveCheckpoint(ckPath); err != nil {

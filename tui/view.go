@@ -215,32 +215,15 @@ func (m *Model) dashboard(l layout) string {
 }
 
 // eventsView renders the last n lines of the console's log. An error
-// wider than w (when w > 0) wraps onto the lines above it that are left,
-// so that what went wrong is read whole on a screen with room for it;
-// when there are too few, the last shows the error's end. Other lines,
-// and an error with one line left, are cut by fit.
+// wider than w (when w > 0) wraps onto the lines above it that are left
+// (errorLines); other lines are cut by fit.
 func (m *Model) eventsView(n, w int) string {
 	var lines []string // built from the newest up
 	for i := len(m.events) - 1; i >= 0 && len(lines) < n; i-- {
 		e := m.events[i]
-		style, text := m.styles.Event, "· "+e.text
+		style, parts := m.styles.Event, []string{"· " + e.text}
 		if e.bad {
-			style, text = m.styles.Error, "! "+e.text
-		}
-		parts := []string{text}
-		if e.bad && w > 2 && ansi.StringWidth(text) > w {
-			parts = strings.Split(ansi.Wrap(text, w-2, " "), "\n")
-			for j := 1; j < len(parts); j++ {
-				parts[j] = "  " + parts[j]
-			}
-		}
-		if room := n - len(lines); len(parts) > room && room > 1 {
-			// The head and, on the last line there is, the end (often
-			// the reason: "file name too long"), the middle elided.
-			tail := ansi.TruncateLeft(text, ansi.StringWidth(text)-(w-3), "…")
-			parts = append(parts[:room-1:room-1], "  "+tail)
-		} else if len(parts) > room {
-			parts = []string{text} // one line: the head, which fit cuts
+			style, parts = m.styles.Error, errorLines("! "+e.text, w, n-len(lines))
 		}
 		for j := len(parts) - 1; j >= 0; j-- {
 			lines = append(lines, style.Render(parts[j]))
@@ -248,6 +231,28 @@ func (m *Model) eventsView(n, w int) string {
 	}
 	slices.Reverse(lines)
 	return strings.Join(lines, "\n")
+}
+
+// errorLines lays text out on at most room lines of width w, the
+// continuations indented by two: word-wrapped when that fits, so that
+// what went wrong is read whole on a screen with room for it; else the
+// head on all but the last line and, on the last, the end of text (often
+// the reason: "file name too long"), the middle elided (what the head
+// leaves wraps onto two lines or more, so that end repeats nothing of
+// the head). One line, or w <= 2, leaves text whole for fit to cut.
+func errorLines(text string, w, room int) []string {
+	width := ansi.StringWidth(text)
+	if w <= 2 || room <= 1 || width <= w {
+		return []string{text}
+	}
+	parts := strings.Split(ansi.Wrap(text, w-2, " "), "\n")
+	if len(parts) > room {
+		parts = append(parts[:room-1:room-1], ansi.TruncateLeft(text, width-(w-3), "…"))
+	}
+	for j := 1; j < len(parts); j++ {
+		parts[j] = "  " + parts[j]
+	}
+	return parts
 }
 
 // footer is the prompt when one is open, else the short help.
