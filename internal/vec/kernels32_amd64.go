@@ -9,14 +9,7 @@ package vec
 func rowSums32(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool) {
 	switch {
 	case level == AVX2:
-		// Whole blocks of 8 columns in assembly, the last 1 to 7 in Go:
-		// every element gets its terms in order either way.
-		if c8 := cols &^ 7; c8 > 0 {
-			rowSums32AVX2(dst, stride, c8, src, terms, n, zero)
-		}
-		if c8 := cols &^ 7; c8 < cols {
-			rowSums32Cols(dst, stride, c8, cols, src, terms, n, zero)
-		}
+		rowSums32AVX2(dst, stride, cols, src, terms, n, zero)
 	case level < AVX512:
 		rowSums32Go(dst, stride, cols, src, terms, n, zero)
 	case cols <= 16:
@@ -101,8 +94,8 @@ func mulPruned32(dst, x, m []float32, thr float32) {
 //go:noescape
 func rowSums32AVX512(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
 
-// rowSums32AVX2 is rowSums32Go for checked arguments with cols a
-// positive multiple of 8, row by row on strips of 32 and then 8 columns.
+// rowSums32AVX2 is rowSums32Go for checked arguments: strips of 16
+// columns, four rows at a time, the last 1 to 15 columns under a mask.
 //
 //go:noescape
 func rowSums32AVX2(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)

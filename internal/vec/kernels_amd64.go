@@ -200,6 +200,8 @@ func dotBlockAVX2(part []float64, xs, ys [][]float64, n int)
 
 func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
 	switch {
+	case level == AVX2:
+		rowSumsAVX2(dst, stride, cols, src, terms, n, zero)
 	case level < AVX512:
 		rowSumsGo(dst, stride, cols, src, terms, n, zero)
 	case cols <= 8:
@@ -218,6 +220,13 @@ func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []i
 //
 //go:noescape
 func rowSumsAVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
+
+// rowSumsAVX2 is rowSumsGo for checked arguments at AVX2: strips of 16
+// columns, three rows at a time; then strips of 8, four rows at a time,
+// the last 1 to 7 columns under a mask.
+//
+//go:noescape
+func rowSumsAVX2(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
 
 // rowSums8AVX512 is rowSumsAVX512 with strips of 8 columns (one register
 // a row), for at most 8 columns.

@@ -22,24 +22,6 @@ func rowSums32Go(dst []float32, stride, cols int, src []float32, terms []Term32,
 	}
 }
 
-// rowSums32Cols is rowSums32Go on columns c0 .. c1-1 of every row only.
-func rowSums32Cols(dst []float32, stride, c0, c1 int, src []float32, terms []Term32, n []int, zero bool) {
-	for r, k := range n {
-		row := dst[r*stride+c0 : r*stride+c1]
-		if zero {
-			clear(row)
-		}
-		for _, t := range terms[:k] {
-			x := src[int(t.Off)+c0 : int(t.Off)+c1]
-			a := t.A
-			for c, xc := range x {
-				row[c] += float32(a * xc)
-			}
-		}
-		terms = terms[k:]
-	}
-}
-
 func dot32Go(x, y []float32) float32 {
 	y = y[:len(x)]
 	var s [16]float32

@@ -1,5 +1,7 @@
 package vec
 
+//go:generate go run gen_rowsums.go
+
 import "fmt"
 
 // A Term is one scaled source row of RowSums: the row that starts at
