@@ -279,3 +279,25 @@ func BenchmarkNonzeroTerms32(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNonzeroTerms is BenchmarkNonzeroTerms32 for float64 entries.
+func BenchmarkNonzeroTerms(b *testing.B) {
+	benchLevels(b, func(b *testing.B) {
+		for _, share := range []float64{0.1, 0.3, 0.6} {
+			b.Run(fmt.Sprintf("nonzero=%.1f", share), func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(3, 4))
+				x := make([]float64, 270*256)
+				for i := range x {
+					if rng.Float64() < share {
+						x[i] = rng.NormFloat64()
+					}
+				}
+				dst := make([]Term, len(x)+NonzeroTermsSlack)
+				b.SetBytes(int64(8 * len(x)))
+				for b.Loop() {
+					NonzeroTerms(dst, x, 256)
+				}
+			})
+		}
+	})
+}

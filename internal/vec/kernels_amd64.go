@@ -303,7 +303,13 @@ func nonzeroTerms(dst []Term, x []float64, stride int) int {
 		offs := laneOffs(stride)
 		return nonzeroTermsAVX512(&dst[0], x, &offs, 8*stride)
 	}
-	return nonzeroTermsGo(dst, x, stride)
+	if level == AVX2 && len(x) >= 4 {
+		m := len(x) &^ 3
+		offs := [4]int{0, stride, 2 * stride, 3 * stride}
+		k := nonzeroTermsAVX2(&dst[0], x[:m], &offs, 4*stride)
+		return k + nonzeroTermsGo(dst[k:], x[m:], stride, m)
+	}
+	return nonzeroTermsGo(dst, x, stride, 0)
 }
 
 // laneOffs returns the Offs of the first eight entries, i*stride.
@@ -334,7 +340,16 @@ func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 		}
 		return nonzeroTerms32AVX512(&dst[0], x, &offs, 8*stride)
 	}
-	return nonzeroTerms32Go(dst, x, stride)
+	if level == AVX2 && len(x) >= 8 {
+		m := len(x) &^ 7
+		var offs [8]int32
+		for i := range offs {
+			offs[i] = int32(i * stride)
+		}
+		k := nonzeroTerms32AVX2(&dst[0], x[:m], &offs, 8*stride)
+		return k + nonzeroTerms32Go(dst[k:], x[m:], stride, m)
+	}
+	return nonzeroTerms32Go(dst, x, stride, 0)
 }
 
 // nonzeroTerms32AVX512 is nonzeroTermsAVX512 for float32 entries and
@@ -343,6 +358,20 @@ func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 //
 //go:noescape
 func nonzeroTerms32AVX512(dst *Term32, x []float32, offs *[8]int32, step int) int
+
+// nonzeroTermsAVX2 is nonzeroTermsGo at AVX2 for len(x) a multiple of 4;
+// offs holds the Offs of the first four entries, step the Off of entry
+// 4. It writes nothing past dst[len(x)-1].
+//
+//go:noescape
+func nonzeroTermsAVX2(dst *Term, x []float64, offs *[4]int, step int) int
+
+// nonzeroTerms32AVX2 is nonzeroTerms32Go at AVX2 for len(x) a multiple
+// of 8; offs holds the Offs of the first eight entries, step the Off of
+// entry 8. It writes nothing past dst[len(x)-1].
+//
+//go:noescape
+func nonzeroTerms32AVX2(dst *Term32, x []float32, offs *[8]int32, step int) int
 
 func hasZero(x []float64) bool {
 	if level == AVX512 {

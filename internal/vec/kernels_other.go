@@ -41,10 +41,10 @@ func termsInRange(terms []Term, last int) bool { return termsInRangeGo(terms, la
 
 func terms32InRange(terms []Term32, last int) bool { return terms32InRangeGo(terms, last) }
 
-func nonzeroTerms(dst []Term, x []float64, stride int) int { return nonzeroTermsGo(dst, x, stride) }
+func nonzeroTerms(dst []Term, x []float64, stride int) int { return nonzeroTermsGo(dst, x, stride, 0) }
 
 func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
-	return nonzeroTerms32Go(dst, x, stride)
+	return nonzeroTerms32Go(dst, x, stride, 0)
 }
 
 func hasZero(x []float64) bool { return hasZeroGo(x) }

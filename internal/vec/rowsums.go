@@ -179,12 +179,13 @@ func NonzeroTerms(dst []Term, x []float64, stride int) int {
 }
 
 // nonzeroTermsGo is NonzeroTerms: it writes every entry and advances
-// past the non-zero ones only, without a branch on the data.
-func nonzeroTermsGo(dst []Term, x []float64, stride int) int {
+// past the non-zero ones only, without a branch on the data, x being
+// entries first, first+1, ... of the whole.
+func nonzeroTermsGo(dst []Term, x []float64, stride, first int) int {
 	dst = dst[:len(x)]
 	k := 0
 	for j, v := range x {
-		dst[k] = Term{Off: j * stride, A: v}
+		dst[k] = Term{Off: (first + j) * stride, A: v}
 		k += nonzero01(v)
 	}
 	return k

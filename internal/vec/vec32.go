@@ -203,12 +203,13 @@ func NonzeroTerms32(dst []Term32, x []float32, stride int) int {
 	return nonzeroTerms32(dst, x, stride)
 }
 
-// nonzeroTerms32Go is NonzeroTerms32 without a branch on the data.
-func nonzeroTerms32Go(dst []Term32, x []float32, stride int) int {
+// nonzeroTerms32Go is NonzeroTerms32 without a branch on the data, x
+// being entries first, first+1, ... of the whole.
+func nonzeroTerms32Go(dst []Term32, x []float32, stride, first int) int {
 	dst = dst[:len(x)]
 	k := 0
 	for j, v := range x {
-		dst[k] = Term32{Off: int32(j * stride), A: v}
+		dst[k] = Term32{Off: int32((first + j) * stride), A: v}
 		k += nonzero01(float64(v))
 	}
 	return k
