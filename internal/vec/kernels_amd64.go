@@ -274,6 +274,9 @@ func termsInRange(terms []Term, last int) bool {
 	if level == AVX512 && len(terms) > 0 {
 		return offsInRangeAVX512(&terms[0], len(terms), last)
 	}
+	if level == AVX2 && len(terms) > 0 {
+		return offsInRangeAVX2(&terms[0], len(terms), last)
+	}
 	return termsInRangeGo(terms, last)
 }
 
@@ -282,6 +285,9 @@ func termsInRange(terms []Term, last int) bool {
 func terms32InRange(terms []Term32, last int) bool {
 	if level == AVX512 && len(terms) > 0 && last >= 0 {
 		return offs32InRangeAVX512(&terms[0], len(terms), min(last, MaxOff32))
+	}
+	if level == AVX2 && len(terms) > 0 && last >= 0 {
+		return offs32InRangeAVX2(&terms[0], len(terms), min(last, MaxOff32))
 	}
 	return terms32InRangeGo(terms, last)
 }
@@ -297,6 +303,16 @@ func offsInRangeAVX512(p *Term, n, last int) bool
 //
 //go:noescape
 func offs32InRangeAVX512(p *Term32, n, last int) bool
+
+// offsInRangeAVX2 is offsInRangeAVX512 at AVX2.
+//
+//go:noescape
+func offsInRangeAVX2(p *Term, n, last int) bool
+
+// offs32InRangeAVX2 is offs32InRangeAVX512 at AVX2.
+//
+//go:noescape
+func offs32InRangeAVX2(p *Term32, n, last int) bool
 
 func nonzeroTerms(dst []Term, x []float64, stride int) int {
 	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+NonzeroTermsSlack {

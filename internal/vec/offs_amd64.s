@@ -105,3 +105,111 @@ bad32:
 	VZEROUPPER
 	MOVB $0, ret+24(FP)
 	RET
+
+// func offsInRangeAVX2(p *Term, n, last int) bool
+//
+// offsInRangeAVX512 at AVX2, which has no unsigned compare: with the
+// sign bits flipped, uint(Off) > uint(last) is a signed compare. Y3
+// gathers the compares of two Terms a register (the odd lanes, the As,
+// are left out at the end).
+TEXT ·offsInRangeAVX2(SB), NOSPLIT, $0-25
+	MOVQ         p+0(FP), SI
+	MOVQ         n+8(FP), CX
+	MOVQ         last+16(FP), AX
+	MOVQ         $0x8000000000000000, DX
+	MOVQ         DX, X4
+	VPBROADCASTQ X4, Y4 // the sign bits
+	MOVQ         AX, X5
+	VPBROADCASTQ X5, Y5
+	VPXOR        Y4, Y5, Y5 // last, flipped
+	VPXOR        Y3, Y3, Y3
+
+loop2:
+	CMPQ      CX, $4
+	JL        tail2
+	VPXOR     (SI), Y4, Y0
+	VPXOR     32(SI), Y4, Y1
+	VPCMPGTQ  Y5, Y0, Y0 // Off > last, unsigned
+	VPCMPGTQ  Y5, Y1, Y1
+	VPOR      Y0, Y3, Y3
+	VPOR      Y1, Y3, Y3
+	ADDQ      $64, SI
+	SUBQ      $4, CX
+	JMP       loop2
+
+tail2:
+	VMOVMSKPD Y3, DX
+	ANDL      $5, DX // the Offs' lanes
+	JNZ       bad2
+	TESTQ     CX, CX
+	JZ        ok2
+
+tail2one:
+	MOVQ (SI), DX
+	CMPQ DX, AX
+	JHI  bad2
+	ADDQ $16, SI
+	DECQ CX
+	JNZ  tail2one
+
+ok2:
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
+
+bad2:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
+
+// func offs32InRangeAVX2(p *Term32, n, last int) bool
+//
+// offs32InRangeAVX512 at AVX2: Y2 and Y3 keep the unsigned maxima of
+// the lanes of four Term32s a register, whose even lanes (the Offs) must
+// not pass last.
+TEXT ·offs32InRangeAVX2(SB), NOSPLIT, $0-25
+	MOVQ         p+0(FP), SI
+	MOVQ         n+8(FP), CX
+	MOVQ         last+16(FP), AX
+	MOVQ         AX, X5
+	VPBROADCASTD X5, Y5
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+
+loop4:
+	CMPQ     CX, $8
+	JL       tail4
+	VPMAXUD  (SI), Y2, Y2
+	VPMAXUD  32(SI), Y3, Y3
+	ADDQ     $64, SI
+	SUBQ     $8, CX
+	JMP      loop4
+
+tail4:
+	VPMAXUD   Y3, Y2, Y2
+	VPMAXUD   Y5, Y2, Y3
+	VPCMPEQD  Y5, Y3, Y3 // lanes at most last
+	VMOVMSKPS Y3, DX
+	ANDL      $0x55, DX
+	CMPL      DX, $0x55
+	JNE       bad4
+	TESTQ     CX, CX
+	JZ        ok4
+
+tail4one:
+	MOVL (SI), DX
+	CMPL DX, AX
+	JHI  bad4
+	ADDQ $8, SI
+	DECQ CX
+	JNZ  tail4one
+
+ok4:
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
+
+bad4:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET

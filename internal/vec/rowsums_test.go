@@ -273,8 +273,13 @@ func TestTermsInRange(t *testing.T) {
 			terms := make([]Term, n)
 			terms32 := make([]Term32, n)
 			for i := range terms {
-				off := rng.IntN(last + 1)
-				terms[i], terms32[i] = Term{Off: off, A: 1}, Term32{Off: int32(off), A: 1}
+				// The As' bits, negative ones and NaNs among them, lie
+				// beside the Offs in the kernels' registers.
+				off, a := rng.IntN(last+1), rng.NormFloat64()
+				if i%7 == 3 {
+					a = math.NaN()
+				}
+				terms[i], terms32[i] = Term{Off: off, A: a}, Term32{Off: int32(off), A: float32(a)}
 			}
 			if !termsInRange(terms, last) || !terms32InRange(terms32, last) || !terms32InRange(terms32, 1<<40) {
 				t.Fatalf("%d terms in range reported out of range", n)
