@@ -65,11 +65,43 @@ func adam(theta, grad, m, v []float64, b1, c1, b2, c2, wd, step, invBC2, eps flo
 //go:noescape
 func addScaledNAVX512(dst, a []float64, xs [][]float64, zero bool)
 
+// mixBlocks is MixInPlace (checked arguments) at AVX-512, blocks of 64
+// elements, and AVX2, blocks of 32, the last elements by mixRows. It
+// does nothing and reports false at the portable level.
+func mixBlocks(xs, w [][]float64, tmp []float64, n int) bool {
+	var m int
+	switch level {
+	case AVX512:
+		if m = n &^ 63; m > 0 {
+			mixInPlaceAVX512(xs, w, tmp, m)
+		}
+	case AVX2:
+		if m = n &^ 31; m > 0 {
+			mixInPlaceAVX2(xs, w, tmp, m)
+		}
+	default:
+		return false
+	}
+	if m < n {
+		tails := make([][]float64, len(xs))
+		for j, x := range xs {
+			tails[j] = x[m:]
+		}
+		mixRows(tails, w, tmp)
+	}
+	return true
+}
+
 // mixInPlaceAVX512 is MixInPlace's kernel for the first n elements of
-// every xs[j], n a multiple of mixBlock, with len(xs) >= 1.
+// every xs[j], n a multiple of 64, with len(xs) >= 1.
 //
 //go:noescape
 func mixInPlaceAVX512(xs, w [][]float64, tmp []float64, n int)
+
+// mixInPlaceAVX2 is mixInPlaceAVX512 at AVX2, n a multiple of 32.
+//
+//go:noescape
+func mixInPlaceAVX2(xs, w [][]float64, tmp []float64, n int)
 
 // addScaledNAVX2 is addScaledNAVX512 on AVX2.
 //

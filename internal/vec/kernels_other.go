@@ -8,8 +8,8 @@ func addScaledN(dst, a []float64, xs [][]float64, zero bool) { addScaledNGo(dst,
 
 func dot(x, y []float64) float64 { return dotGo(x, y) }
 
-// mixInPlaceAVX512 is never called: the level is Portable here.
-func mixInPlaceAVX512(xs, w [][]float64, tmp []float64, n int) { panic("vec: no AVX-512 kernel") }
+// mixBlocks leaves MixInPlace to mixRows: the level is Portable here.
+func mixBlocks(xs, w [][]float64, tmp []float64, n int) bool { return false }
 
 func dotN(dst, x []float64, ys [][]float64) { dotNGo(dst, x, ys) }
 

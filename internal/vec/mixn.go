@@ -10,12 +10,13 @@ import "fmt"
 //
 // every product rounded before its sum: the bits of ScaledSum(dst, w[i],
 // x), written over xs. tmp is scratch memory of at least k*len(xs[0])
-// elements. At the AVX-512 level it goes a block of 64 elements at a
-// time, every row of a block before the next block, so that each
-// vector's block is read from memory once and then from the first-level
-// cache; below, it sums each row over the whole vectors into tmp and
-// copies the rows back. It panics unless the vectors have one length,
-// w has k rows of k coefficients and tmp is long enough.
+// elements. At the AVX-512 and AVX2 levels it goes a block of 64 (32)
+// elements at a time, every row of a block before the next block, so
+// that each vector's block is read from memory once and then from the
+// first-level cache; the portable code sums each row over the whole
+// vectors into tmp and copies the rows back. It panics unless the
+// vectors have one length, w has k rows of k coefficients and tmp is
+// long enough.
 func MixInPlace(xs [][]float64, w [][]float64, tmp []float64) {
 	k := len(xs)
 	if k == 0 {
@@ -23,19 +24,8 @@ func MixInPlace(xs [][]float64, w [][]float64, tmp []float64) {
 	}
 	n := len(xs[0])
 	checkMix(xs, w, tmp, n)
-	if level >= AVX512 {
-		n64 := n &^ (mixBlock - 1)
-		if n64 > 0 {
-			mixInPlaceAVX512(xs, w, tmp, n64)
-		}
-		if n64 == n {
-			return
-		}
-		tails := make([][]float64, k)
-		for j, x := range xs {
-			tails[j] = x[n64:]
-		}
-		xs = tails
+	if mixBlocks(xs, w, tmp, n) {
+		return
 	}
 	mixRows(xs, w, tmp)
 }
@@ -51,10 +41,6 @@ func mixRows(xs, w [][]float64, tmp []float64) {
 		copy(x, tmp[i*n:(i+1)*n])
 	}
 }
-
-// mixBlock is the number of elements MixInPlace's AVX-512 kernel mixes
-// at a time: eight registers of eight.
-const mixBlock = 64
 
 func checkMix(xs, w [][]float64, tmp []float64, n int) {
 	k := len(xs)

@@ -19,7 +19,7 @@ func TestMixInPlace(t *testing.T) {
 	nan := func(p uint64) float64 { return math.Float64frombits(0x7ff8000000000000 | p) }
 	forLevels(t, func(t *testing.T) {
 		for _, k := range []int{1, 2, 3, 7, 10, 20} {
-			for _, n := range []int{0, 1, 7, 63, 64, 65, 128, 200, 4096 + 13} {
+			for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 65, 96, 128, 200, 4096 + 13} {
 				for _, nans := range []bool{false, true} {
 					if nans && Current() < AVX2 {
 						continue
