@@ -113,16 +113,16 @@ bad32:
 // gathers the compares of two Terms a register (the odd lanes, the As,
 // are left out at the end).
 TEXT ·offsInRangeAVX2(SB), NOSPLIT, $0-25
-	MOVQ         p+0(FP), SI
-	MOVQ         n+8(FP), CX
-	MOVQ         last+16(FP), AX
-	MOVQ         $0x8000000000000000, DX
-	MOVQ         DX, X4
+	MOVQ      p+0(FP), SI
+	MOVQ      n+8(FP), CX
+	MOVQ      last+16(FP), AX
+	MOVQ      $0x8000000000000000, DX
+	MOVQ      DX, X4
 	VPBROADCASTQ X4, Y4 // the sign bits
-	MOVQ         AX, X5
+	MOVQ      AX, X5
 	VPBROADCASTQ X5, Y5
-	VPXOR        Y4, Y5, Y5 // last, flipped
-	VPXOR        Y3, Y3, Y3
+	VPXOR     Y4, Y5, Y5 // last, flipped
+	VPXOR     Y3, Y3, Y3
 
 loop2:
 	CMPQ      CX, $4
@@ -145,21 +145,21 @@ tail2:
 	JZ        ok2
 
 tail2one:
-	MOVQ (SI), DX
-	CMPQ DX, AX
-	JHI  bad2
-	ADDQ $16, SI
-	DECQ CX
-	JNZ  tail2one
+	MOVQ      (SI), DX
+	CMPQ      DX, AX
+	JHI       bad2
+	ADDQ      $16, SI
+	DECQ      CX
+	JNZ       tail2one
 
 ok2:
 	VZEROUPPER
-	MOVB $1, ret+24(FP)
+	MOVB      $1, ret+24(FP)
 	RET
 
 bad2:
 	VZEROUPPER
-	MOVB $0, ret+24(FP)
+	MOVB      $0, ret+24(FP)
 	RET
 
 // func offs32InRangeAVX2(p *Term32, n, last int) bool
@@ -168,22 +168,22 @@ bad2:
 // the lanes of four Term32s a register, whose even lanes (the Offs) must
 // not pass last.
 TEXT ·offs32InRangeAVX2(SB), NOSPLIT, $0-25
-	MOVQ         p+0(FP), SI
-	MOVQ         n+8(FP), CX
-	MOVQ         last+16(FP), AX
-	MOVQ         AX, X5
+	MOVQ      p+0(FP), SI
+	MOVQ      n+8(FP), CX
+	MOVQ      last+16(FP), AX
+	MOVQ      AX, X5
 	VPBROADCASTD X5, Y5
-	VPXOR        Y2, Y2, Y2
-	VPXOR        Y3, Y3, Y3
+	VPXOR     Y2, Y2, Y2
+	VPXOR     Y3, Y3, Y3
 
 loop4:
-	CMPQ     CX, $8
-	JL       tail4
-	VPMAXUD  (SI), Y2, Y2
-	VPMAXUD  32(SI), Y3, Y3
-	ADDQ     $64, SI
-	SUBQ     $8, CX
-	JMP      loop4
+	CMPQ      CX, $8
+	JL        tail4
+	VPMAXUD   (SI), Y2, Y2
+	VPMAXUD   32(SI), Y3, Y3
+	ADDQ      $64, SI
+	SUBQ      $8, CX
+	JMP       loop4
 
 tail4:
 	VPMAXUD   Y3, Y2, Y2
@@ -197,19 +197,19 @@ tail4:
 	JZ        ok4
 
 tail4one:
-	MOVL (SI), DX
-	CMPL DX, AX
-	JHI  bad4
-	ADDQ $8, SI
-	DECQ CX
-	JNZ  tail4one
+	MOVL      (SI), DX
+	CMPL      DX, AX
+	JHI       bad4
+	ADDQ      $8, SI
+	DECQ      CX
+	JNZ       tail4one
 
 ok4:
 	VZEROUPPER
-	MOVB $1, ret+24(FP)
+	MOVB      $1, ret+24(FP)
 	RET
 
 bad4:
 	VZEROUPPER
-	MOVB $0, ret+24(FP)
+	MOVB      $0, ret+24(FP)
 	RET
