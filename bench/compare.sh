@@ -1,5 +1,5 @@
 #!/bin/sh
-# compare.sh: fedaux against the plain-PyTorch CPU peer (../shared/peers),
+# compare.sh: fedaux against the plain-PyTorch CPU peer ($FEDAUX_PEERS/torch_fedaux.py),
 # side by side on one machine: wall time and peak RSS (/usr/bin/time -v) of
 #   cora-10-ref, 100 rounds, seed 0 (the reference partition, both programs)
 #   computer-10, 20 rounds x 2 epochs, seed 0 (METIS partition, both programs)
@@ -16,8 +16,12 @@
 # It installs what the peer needs (Debian's python3-torch, python3-scipy,
 # metis and time) when missing, and prints one line per run and the ratios.
 set -eu
-peers=${FEDAUX_PEERS:-../shared/peers}
-data=${FEDAUX_DATA:-../shared/data}
+peers=${FEDAUX_PEERS:-}
+if [ -z "$peers" ] || [ ! -f "$peers/torch_fedaux.py" ]; then
+	echo "compare.sh: FEDAUX_PEERS=\"$peers\" has no torch_fedaux.py; set it to the PyTorch peer's directory (docs/performance.md)" >&2
+	exit 2
+fi
+data=${FEDAUX_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/fedaux}
 out=${1:-bench/results/compare-$(date -u +%Y%m%dT%H%M%SZ)}
 prec=${PRECISION:-f64}
 rep=${REPEAT:-1}

@@ -5,7 +5,7 @@
 # shared machine runs. Example: sh bench/console-cpu.sh ./fedaux sbm 10
 bin=$1; preset=$2; n=$3; log=/tmp/ctcpu-$$.jsonl
 rm -f $log
-tmux new-session -d -s ctcpu -x 120 -y 40 "$bin tui -preset $preset -data ${FEDAUX_DATA:-../shared/data} -log $log"
+tmux new-session -d -s ctcpu -x 120 -y 40 "$bin tui -preset $preset -data ${FEDAUX_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/fedaux} -log $log"
 sleep 3
 pid=$(tmux list-panes -t ctcpu -F '#{pane_pid}')
 tmux send-keys -t ctcpu ' '

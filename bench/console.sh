@@ -4,7 +4,7 @@
 # (space runs, space pauses, q quits). Example: sh bench/console.sh ./fedaux sbm 10
 bin=$1; preset=$2; n=$3; log=/tmp/ct-$$.jsonl
 rm -f $log
-tmux new-session -d -s ct -x 120 -y 40 "$bin tui -preset $preset -data ${FEDAUX_DATA:-../shared/data} -log $log"
+tmux new-session -d -s ct -x 120 -y 40 "$bin tui -preset $preset -data ${FEDAUX_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/fedaux} -log $log"
 sleep 3
 tmux send-keys -t ct ' '
 while [ "$(grep -c '"type":"round"' $log 2>/dev/null)" -lt "$n" ]; do sleep 1; done

@@ -9,13 +9,14 @@
 #
 # COUNT (default 6) and ROUND_COUNT (default 3) set the repetitions (0
 # skips those benchmarks); the round benchmarks need the data
-# ($FEDAUX_DATA or ../shared/data). KEEP=DIR keeps the raw outputs there.
+# ($FEDAUX_DATA, else the per-user directory `fedaux data get` fills).
+# KEEP=DIR keeps the raw outputs there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-c5d5e52}
 count=${COUNT:-6}
 rcount=${ROUND_COUNT:-3}
-: "${FEDAUX_DATA:=$(cd .. && pwd)/shared/data}"
+: "${FEDAUX_DATA:=${XDG_DATA_HOME:-$HOME/.local/share}/fedaux}"
 export FEDAUX_DATA
 benchstat=${BENCHSTAT:-$(go env GOPATH)/bin/benchstat}
 if [ ! -x "$benchstat" ]; then
