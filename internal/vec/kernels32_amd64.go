@@ -94,8 +94,9 @@ func mulPruned32(dst, x, m []float32, thr float32) {
 //go:noescape
 func rowSums32AVX512(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
 
-// rowSums32AVX2 is rowSums32Go for checked arguments: strips of 16
-// columns, four rows at a time, the last 1 to 15 columns under a mask.
+// rowSums32AVX2 is rowSums32Go for checked arguments at AVX2: strips of
+// 32 columns, three rows at a time; then strips of 16, four rows at a
+// time, the last 1 to 15 columns under a mask.
 //
 //go:noescape
 func rowSums32AVX2(dst []float32, stride, cols int, src []float32, terms []Term32, n []int, zero bool)
