@@ -2,7 +2,11 @@
 
 package vec
 
-import "golang.org/x/sys/cpu"
+import (
+	"sync"
+
+	"golang.org/x/sys/cpu"
+)
 
 // detect returns the best level of this CPU. cpu.X86 reports AVX2 and
 // AVX-512 only when the operating system saves their registers.
@@ -281,6 +285,10 @@ func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, 
 func rowSumsAtAVX512(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool)
 
 func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
+	if level == AVX2 && terms > 0 {
+		denseSumsByTerms(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
+		return
+	}
 	if level < AVX512 || cols <= 8 {
 		denseSumsGo(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
 		return
@@ -292,6 +300,47 @@ func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a 
 		denseSumsGo(dst[g*stride:], stride, cols, src, srcStride, a[g*rs:], rs, ts, rows-g, terms, zero)
 	}
 }
+
+// denseSumsByTerms is DenseSums (checked, terms > 0) at AVX2 through
+// rowSumsAVX2: the terms of a chunk of rows written out, every
+// coefficient with its source row (zeros too, which gives DenseSums'
+// bits), at most denseChunkTerms of them a call.
+func denseSumsByTerms(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
+	chunk := max(1, min(rows, denseChunkTerms/terms))
+	buf := denseBufs.Get().(*denseBuf)
+	defer denseBufs.Put(buf)
+	if cap(buf.t) < chunk*terms {
+		buf.t = make([]Term, chunk*terms)
+	}
+	if cap(buf.n) < chunk {
+		buf.n = make([]int, chunk)
+	}
+	for r0 := 0; r0 < rows; r0 += chunk {
+		m := min(chunk, rows-r0)
+		t, n := buf.t[:m*terms], buf.n[:m]
+		for r := range m {
+			ar := a[(r0+r)*rs:]
+			row := t[r*terms : (r+1)*terms]
+			for q := range row {
+				row[q] = Term{Off: q * srcStride, A: ar[q*ts]}
+			}
+			n[r] = terms
+		}
+		rowSumsAVX2(dst[r0*stride:], stride, cols, src, t, n, zero)
+	}
+}
+
+// denseChunkTerms is the most terms denseSumsByTerms writes out for one
+// call of the kernel.
+const denseChunkTerms = 1 << 13
+
+// denseBuf is denseSumsByTerms' scratch, kept in denseBufs.
+type denseBuf struct {
+	t []Term
+	n []int
+}
+
+var denseBufs = sync.Pool{New: func() any { return new(denseBuf) }}
 
 // denseSumsAVX512 is denseSumsGo for checked arguments and rows a
 // multiple of four: it walks the columns in strips of 32 and, in each
