@@ -236,7 +236,7 @@ func dotBlockAVX2(part []float64, xs, ys [][]float64, n int)
 
 func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool) {
 	switch {
-	case level == AVX2:
+	case level == AVX2 && cols <= avx2StripCols:
 		rowSumsAVX2(dst, stride, cols, src, terms, n, zero)
 	case level < AVX512:
 		rowSumsGo(dst, stride, cols, src, terms, n, zero)
@@ -256,6 +256,14 @@ func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []i
 //
 //go:noescape
 func rowSumsAVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
+
+// avx2StripCols is the widest float64 product rowSumsAVX2 takes; wider
+// ones go row by row (rowSumsGo). Its strips read 128 bytes of every
+// source row the terms name: with rows of 2048 columns, 16 KiB apart,
+// those pieces fall in a few sets of the caches and evict each other
+// (a product into 2048 columns, as FedSage+'s generator's, ran 30-37 %
+// slower in strips than row by row).
+const avx2StripCols = 256
 
 // rowSumsAVX2 is rowSumsGo for checked arguments at AVX2: strips of 16
 // columns, three rows at a time; then strips of 8, four rows at a time,
@@ -285,7 +293,7 @@ func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, 
 func rowSumsAtAVX512(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool)
 
 func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
-	if level == AVX2 && terms > 0 {
+	if level == AVX2 && terms > 0 && cols <= avx2StripCols {
 		denseSumsByTerms(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
 		return
 	}
@@ -301,7 +309,8 @@ func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a 
 	}
 }
 
-// denseSumsByTerms is DenseSums (checked, terms > 0) at AVX2 through
+// denseSumsByTerms is DenseSums (checked, terms > 0, cols at most
+// avx2StripCols) at AVX2 through
 // rowSumsAVX2: the terms of a chunk of rows written out, every
 // coefficient with its source row (zeros too, which gives DenseSums'
 // bits), at most denseChunkTerms of them a call.
