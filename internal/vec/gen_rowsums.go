@@ -16,6 +16,7 @@ package main
 import (
 	"fmt"
 	"log"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,25 +63,22 @@ func main() {
 
 func (p prec) lanes() int { return 32 / p.es }
 
-func shift(n int) int {
-	s := 0
-	for 1<<s < n {
-		s++
+// shift returns log2(n) for n a power of two.
+func shift(n int) int { return bits.TrailingZeros(uint(n)) }
+
+// macroName is the name of termMacro's macro for w registers a row.
+func (p prec) macroName(w int, masked bool) string {
+	if masked {
+		return fmt.Sprintf("TERM%dM%s", w, p.macro)
 	}
-	return s
+	return fmt.Sprintf("TERM%d%s", w, p.macro)
 }
 
 // termMacro writes the macro that adds one term, at T (Off, then A), to
-// the w accumulators of a row, and returns its name. Each product is
-// A*src (the coefficient first) and each sum acc+product, both rounded.
-func (p prec) termMacro(b *strings.Builder, w int, masked bool) string {
-	name := fmt.Sprintf("TERM%d%s", w, p.macro)
-	if masked {
-		name = fmt.Sprintf("TERM%dM%s", w, p.macro)
-	}
-	if b == nil {
-		return name
-	}
+// the w accumulators of a row. Each product is A*src (the coefficient
+// first) and each sum acc+product, both rounded.
+func (p prec) termMacro(b *strings.Builder, w int, masked bool) {
+	name := p.macroName(w, masked)
 	accs := make([]string, w)
 	for i := range accs {
 		accs[i] = fmt.Sprintf("A%d", i)
@@ -111,7 +109,6 @@ func (p prec) termMacro(b *strings.Builder, w int, masked bool) string {
 	}
 	l = append(l, fmt.Sprintf("\tADDQ         $%d, T", p.ts))
 	fmt.Fprintf(b, "%s\n\n", strings.Join(l, " \\\n"))
-	return name
 }
 
 func disp(d int) string {
@@ -132,7 +129,7 @@ func maskReg(i int) string {
 // registers a row, labels ending in sfx, and then the last rows one at a
 // time; it jumps to next when the strip's rows are done.
 func (p prec) group(b *strings.Builder, sfx string, w, g int, masked bool, next string) {
-	term := p.termMacro(nil, w, masked)
+	term := p.macroName(w, masked)
 	rows := []string{"", "(STR*1)", "(STR*2)", "(AX*1)"} // row 3's offset is in AX
 	regs := []string{"R8", "R9", "R10", "R11"}
 	acc := func(r, i int) string { return fmt.Sprintf("Y%d", w*r+i) }

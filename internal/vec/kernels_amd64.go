@@ -411,8 +411,8 @@ func nonzeroTerms(dst []Term, x []float64, stride int) int {
 	}
 	if level == AVX2 && len(x) >= 4 {
 		m := len(x) &^ 3
-		offs := [4]int{0, stride, 2 * stride, 3 * stride}
-		k := nonzeroTermsAVX2(&dst[0], x[:m], &offs, 4*stride)
+		offs := laneOffs(stride)
+		k := nonzeroTermsAVX2(&dst[0], x[:m], (*[4]int)(offs[:4]), 4*stride)
 		return k + nonzeroTermsGo(dst[k:], x[m:], stride, m)
 	}
 	return nonzeroTermsGo(dst, x, stride, 0)
@@ -423,6 +423,15 @@ func laneOffs(stride int) [8]int {
 	var offs [8]int
 	for i := range offs {
 		offs[i] = i * stride
+	}
+	return offs
+}
+
+// laneOffs32 is laneOffs for Term32's 32-bit Offs.
+func laneOffs32(stride int) [8]int32 {
+	var offs [8]int32
+	for i := range offs {
+		offs[i] = int32(i * stride)
 	}
 	return offs
 }
@@ -440,18 +449,12 @@ func nonzeroTermsAVX512(dst *Term, x []float64, offs *[8]int, step int) int
 // computes past the end may wrap, but it writes none of them.
 func nonzeroTerms32(dst []Term32, x []float32, stride int) int {
 	if level == AVX512 && len(x) > 0 && len(dst) >= len(x)+NonzeroTermsSlack {
-		var offs [8]int32
-		for i := range offs {
-			offs[i] = int32(i * stride)
-		}
+		offs := laneOffs32(stride)
 		return nonzeroTerms32AVX512(&dst[0], x, &offs, 8*stride)
 	}
 	if level == AVX2 && len(x) >= 8 {
 		m := len(x) &^ 7
-		var offs [8]int32
-		for i := range offs {
-			offs[i] = int32(i * stride)
-		}
+		offs := laneOffs32(stride)
 		k := nonzeroTerms32AVX2(&dst[0], x[:m], &offs, 8*stride)
 		return k + nonzeroTerms32Go(dst[k:], x[m:], stride, m)
 	}
