@@ -80,12 +80,12 @@ type backbone32 struct {
 
 	// Caches of the last input, rebuilt when it changes.
 	prop      *Propagator
-	propTerms terms32 // A_hat by rows, on matrices of Hidden columns
+	propTerms terms32 // A_hat by rows, on matrices with rows pad32(Hidden) apart
 	xs        *CSR
 	xd        *mat.Dense
 	x32       []float32 // dense features in float32
-	xRows     blocked32 // sparse features by rows, on the first weight
-	xCols     blocked32 // sparse features by columns, on dL/d(X W)
+	xRows     blocked32 // sparse features by rows, on the first weight (rows pad32(Hidden) apart)
+	xCols     blocked32 // sparse features by columns, on dL/d(X W) (rows pad32(Hidden) apart)
 
 	train bool // the last forward's mode
 }
@@ -101,7 +101,7 @@ type act32 struct {
 
 // layer32 holds one float32 layer's buffers.
 type layer32 struct {
-	weff    []float32 // W . M (pruned in evaluation), In x Out
+	weff    []float32 // W . M (pruned in evaluation), In x Out, rows pad32(Out) apart
 	x       []float32 // the dense input (nil for sparse features)
 	relu    []float32 // relu(A_hat X W + b)
 	out     []float32 // the next layer's input: dropped, or relu itself
@@ -110,7 +110,7 @@ type layer32 struct {
 	drop    bool      // dropout was active in the last forward
 	terms   terms32
 	d       []float32 // gradient at the layer's output before the ReLU
-	dxw     []float32
+	dxw     []float32 // X W in forward (rows Out apart), A_hat d in backward (rows pad32(Out) apart)
 	dweff   []float32
 	// ahead: weff holds the pruned W . M of the rows the input selects,
 	// formed by StepEvaluate's step for the forward it runs next.
@@ -122,19 +122,20 @@ type layer32 struct {
 	pattern bool // the input gradient only where the input is non-zero
 }
 
-// useInput caches the float32 forms of in's propagator and features.
-func (b *backbone32) useInput(in Input, hidden, first int) {
+// useInput caches the float32 forms of in's propagator and features, as
+// terms on matrices with rows stride entries apart.
+func (b *backbone32) useInput(in Input, stride int) {
 	if in.Prop != b.prop {
 		b.prop = in.Prop
-		b.propTerms.csrTerms(&in.Prop.a, hidden)
+		b.propTerms.csrTerms(&in.Prop.a, stride)
 	}
 	if in.X.Sparse != nil && in.X.Sparse != b.xs {
 		b.xs, b.xd, b.x32 = in.X.Sparse, nil, nil
 		x := in.X.Sparse
-		b.xRows.build(x.Rows, x.Cols, x.Indptr, x.Indices, x.Values, first)
+		b.xRows.build(x.Rows, x.Cols, x.Indptr, x.Indices, x.Values, stride)
 		var t cscMatrix
 		t.build(x, increasing(x.Indptr, x.Indices, x.Rows))
-		b.xCols.build(x.Cols, x.Rows, t.ptr, t.idx, t.val, first)
+		b.xCols.build(x.Cols, x.Rows, t.ptr, t.idx, t.val, stride)
 	}
 	if in.X.Dense != nil && in.X.Dense != b.xd {
 		b.xs, b.xd = nil, in.X.Dense
@@ -159,7 +160,8 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) ([]
 	if len(b.layers) != len(m.layers) {
 		b.layers = make([]layer32, len(m.layers))
 	}
-	b.useInput(in, d, d)
+	ws := pad32(d)
+	b.useInput(in, ws)
 	b.train = train
 	var x []float32 // nil: the sparse or dense features
 	for i := range m.layers {
@@ -170,20 +172,20 @@ func (b *backbone32) forward(m *Model, in Input, train bool, rng *rand.Rand) ([]
 			selected = b.xCols.count
 		}
 		l.effective(ll, !train, selected)
-		xw := grow(l.dxw, n*d) // X W, overwritten by backward's A_hat d
+		xw := grow(l.dxw, n*ws) // X W, overwritten by backward's A_hat d
 		l.dxw = xw
 		switch {
 		case x != nil:
 			l.x = x
-			l.terms.denseTerms(x, n, ll.In, d)
-			l.terms.sum(xw, d, l.weff)
+			l.terms.denseTerms(x, n, ll.In, ws)
+			l.terms.sumStride(xw, ws, d, l.weff)
 		case b.xs != nil:
 			l.x = nil
-			b.xRows.sum(xw, d, l.weff)
+			b.xRows.sum(xw, ws, d, l.weff)
 		default:
 			l.x = b.x32
-			l.terms.denseTerms(b.x32, n, ll.In, d)
-			l.terms.sum(xw, d, l.weff)
+			l.terms.denseTerms(b.x32, n, ll.In, ws)
+			l.terms.sumStride(xw, ws, d, l.weff)
 		}
 		l.relu = grow(l.relu, n*d)
 		b.propTerms.sum(l.relu, d, xw)
@@ -217,34 +219,34 @@ func (b *backbone32) embeddings(d int) *mat.Dense {
 	return h
 }
 
-// effective sets l.weff to the float32 rounding of the float64 W . M
-// (pruned when pruned is set), or of W for a plain layer. With counts
+// effective sets l.weff (rows pad32(Out) apart) to the float32 rounding
+// of the float64 W . M (pruned when pruned is set), or of W for a plain
+// layer. With counts
 // (one per row of W) it sets only the rows whose count is not zero, in
 // runs of consecutive rows: the rows a sparse input selects (about 73%
 // of Cora's 1433 for a client, 56% of CiteSeer's 3703). The others are
 // stale and must not be read. When StepEvaluate's step has formed the
 // pruned rows (ahead), it leaves them.
 func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
-	l.weff = grow(l.weff, g.In*g.Out)
+	c, ws := g.Out, pad32(g.Out)
+	l.weff = grow(l.weff, g.In*ws)
 	if l.ahead && pruned {
 		return
 	}
-	set := func(lo, hi int) {
-		dst, w := l.weff[lo:hi], g.Weight.Value[lo:hi]
-		switch {
-		case g.Mask == nil:
-			vec.To32(dst, w)
-		case pruned:
-			vec.MulPrunedTo32(dst, w, g.Mask.Value[lo:hi], MaskThreshold)
-		default:
-			vec.MulTo32(dst, w, g.Mask.Value[lo:hi])
+	// set sets rows r0 .. r1-1, in one call when their rows are contiguous.
+	set := func(r0, r1 int) {
+		if ws != c {
+			for r := r0; r < r1; r++ {
+				setRow(l.weff[r*ws:r*ws+c], g, r*c, pruned)
+			}
+			return
 		}
+		setRow(l.weff[r0*c:r1*c], g, r0*c, pruned)
 	}
 	if counts == nil {
-		set(0, len(l.weff))
+		set(0, g.In)
 		return
 	}
-	c := g.Out
 	for r := 0; r < len(counts); {
 		if counts[r] == 0 {
 			r++
@@ -254,7 +256,22 @@ func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
 		for r < len(counts) && counts[r] != 0 {
 			r++
 		}
-		set(r0*c, r*c)
+		set(r0, r)
+	}
+}
+
+// setRow sets dst to the float32 rounding of g's W . M (pruned when
+// pruned is set), or of W for a plain layer, from entry lo of W on.
+func setRow(dst []float32, g *GCN, lo int, pruned bool) {
+	hi := lo + len(dst)
+	w := g.Weight.Value[lo:hi]
+	switch {
+	case g.Mask == nil:
+		vec.To32(dst, w)
+	case pruned:
+		vec.MulPrunedTo32(dst, w, g.Mask.Value[lo:hi], MaskThreshold)
+	default:
+		vec.MulTo32(dst, w, g.Mask.Value[lo:hi])
 	}
 }
 
@@ -265,25 +282,33 @@ func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
 // of its rows (a row without any is not computed: its gradient is zero).
 func (b *backbone32) backward(m *Model, g []float32, skipFirst bool) (dweff []float32, count []int) {
 	n, d := b.n, m.cfg.Hidden
+	ws := pad32(d)
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l, ll := &b.layers[i], m.layers[i].conv
-		l.d = grow(l.d, n*d)
+		l.d = grow(l.d, n*ws)
 		var scale []float32
 		if l.drop {
 			scale = l.scale[:n*d]
 		}
-		vec.ReLUBack32(l.d, g[:n*d], l.relu[:n*d], scale)
 		for r := 0; r < n; r++ {
-			vec.AddFrom32(ll.Bias.Grad, l.d[r*d:(r+1)*d]) // column sums, row after row
+			lo, hi := r*d, (r+1)*d
+			dr := l.d[r*ws : r*ws+d]
+			if scale != nil {
+				vec.ReLUBack32(dr, g[lo:hi], l.relu[lo:hi], scale[lo:hi])
+			} else {
+				vec.ReLUBack32(dr, g[lo:hi], l.relu[lo:hi], nil)
+			}
+			vec.AddFrom32(ll.Bias.Grad, dr) // column sums, row after row
 		}
-		b.propTerms.sum(l.dxw, d, l.d) // A_hat is symmetric
+		l.dxw = grow(l.dxw, n*ws)
+		b.propTerms.sumStride(l.dxw, ws, d, l.d) // A_hat is symmetric
 		l.dweff = grow(l.dweff, ll.In*d)
 		if l.x != nil {
-			l.terms.denseColumnTerms(l.x, n, ll.In, d)
+			l.terms.denseColumnTerms(l.x, n, ll.In, ws)
 			l.terms.sum(l.dweff, d, l.dxw)
 			count = l.terms.n
 		} else {
-			b.xCols.sum(l.dweff, d, l.dxw)
+			b.xCols.sum(l.dweff, d, d, l.dxw)
 			count = b.xCols.count
 		}
 		if i == 0 && skipFirst {
@@ -298,7 +323,7 @@ func (b *backbone32) backward(m *Model, g []float32, skipFirst bool) (dweff []fl
 		if l.pattern {
 			pattern = l.x
 		}
-		l.trans.mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, pattern)
+		l.trans.mulTransB32(l.dx, l.dxw, l.weff, n, d, ll.In, ws, pattern)
 		g = l.dx
 	}
 	return nil, nil

@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -109,11 +110,11 @@ func f32Client(rng *rand.Rand, dense bool) testClient {
 	return c
 }
 
-// f32Pair returns a float64 model of cfg at f32Client's size (masks
-// perturbed) and a float32 model with the same parameters.
-func f32Pair(t *testing.T, cfg Config, rng *rand.Rand) (m64, m32 *Model) {
+// f32Pair returns a float64 model of cfg at f32Client's size and hidden
+// wide (masks perturbed) and a float32 model with the same parameters.
+func f32Pair(t *testing.T, cfg Config, hidden int, rng *rand.Rand) (m64, m32 *Model) {
 	t.Helper()
-	cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, 32, 7
+	cfg.InFeatures, cfg.Hidden, cfg.Classes = 300, hidden, 7
 	m64 = newPerturbed(t, cfg, rng)
 	cfg.Precision = F32
 	m32, err := NewModel(cfg, rng)
@@ -128,18 +129,21 @@ func f32Pair(t *testing.T, cfg Config, rng *rand.Rand) (m64, m32 *Model) {
 
 // TestF32MatchesF64 runs a float64 and a float32 model with the same
 // parameters on the same input and dropout stream, and compares their
-// logits and every gradient.
+// logits and every gradient, 32 wide and 64 wide (rows padded, pad32).
 func TestF32MatchesF64(t *testing.T) {
 	for _, tc := range f32Cases {
-		for _, dense := range []bool{false, true} {
-			name := tc.name
-			if dense {
+		for _, v := range []struct {
+			dense  bool
+			hidden int
+		}{{false, 32}, {true, 32}, {false, 64}, {true, 64}} {
+			name := fmt.Sprintf("%s/hidden=%d", tc.name, v.hidden)
+			if v.dense {
 				name += "/dense"
 			}
 			t.Run(name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(41, 42))
-				c := f32Client(rng, dense)
-				m64, m32 := f32Pair(t, tc.cfg, rng)
+				c := f32Client(rng, v.dense)
+				m64, m32 := f32Pair(t, tc.cfg, v.hidden, rng)
 				var grads [2][][]float64
 				var logits [2][]float64
 				for k, m := range []*Model{m64, m32} {
@@ -329,7 +333,7 @@ func TestF32Embeddings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			c := f32Client(rng, false)
-			m64, m32 := f32Pair(t, tc.cfg, rng)
+			m64, m32 := f32Pair(t, tc.cfg, 32, rng)
 			var h [2][]float64
 			for k, m := range []*Model{m64, m32} {
 				if _, err := m.Forward(c.in, tc.train, rand.New(rand.NewPCG(5, 6))); err != nil {

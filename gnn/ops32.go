@@ -100,25 +100,44 @@ func (b *terms32) sum(dst []float32, cols int, src []float32) {
 	vec.RowSums32(dst, cols, cols, src, b.t, b.n, true)
 }
 
+// sumStride is sum with dst's rows stride entries apart.
+func (b *terms32) sumStride(dst []float32, stride, cols int, src []float32) {
+	vec.RowSums32(dst, stride, cols, src, b.t, b.n, true)
+}
+
+// pad32 returns the row stride, in float32s, at which the backbone keeps
+// the sources of its blocked products (the effective weights and
+// dL/d(X W)): c, or c + 16 (one cache line more) when c is a multiple of
+// 64, as padStride does for float64. Rows 1 KiB apart put a strip of the
+// first layer's 128-row blocks into 8 of the 64 sets of a 32 KiB,
+// 8-way first-level cache, which then holds a quarter of the block.
+func pad32(c int) int {
+	if c%64 == 0 {
+		return c + 16
+	}
+	return c
+}
+
 // transB32 holds mulTransB32's buffers.
 type transB32 struct {
 	rows [][]float32
 }
 
-// mulTransB32 sets dst (n x k) to p w^T (p n x m, w k x m), keeping only
-// the entries where pattern (n x k) is non-zero when it is not nil and
-// setting the others to +0. Each entry is vec.Dot32 of a row of p and a
-// row of w (vec.DotMNStride32).
-func (b *transB32) mulTransB32(dst, p, w []float32, n, m, k int, pattern []float32) {
+// mulTransB32 sets dst (n x k) to p w^T (p n x m, w k x m, both with
+// rows stride entries apart), keeping only the entries where pattern
+// (n x k) is non-zero when it is not nil and setting the others to +0.
+// Each entry is vec.Dot32 of a row of p and a row of w
+// (vec.DotMNStride32).
+func (b *transB32) mulTransB32(dst, p, w []float32, n, m, k, stride int, pattern []float32) {
 	if cap(b.rows) < n+k {
 		b.rows = make([][]float32, n+k)
 	}
 	ps, ws := b.rows[:n], b.rows[n:n+k]
 	for i := range ps {
-		ps[i] = p[i*m : (i+1)*m]
+		ps[i] = p[i*stride : i*stride+m]
 	}
 	for j := range ws {
-		ws[j] = w[j*m : (j+1)*m]
+		ws[j] = w[j*stride : j*stride+m]
 	}
 	vec.DotMNStride32(dst, k, ps, ws, pattern, k)
 }
@@ -191,16 +210,16 @@ func (b *blocked32) build(rows, srcRows int, ptr, idx []int, val []float64, stri
 	}
 }
 
-// sum sets dst (one row of cols per row of b) to the sums of b's terms
-// on src, block after block.
-func (b *blocked32) sum(dst []float32, cols int, src []float32) {
+// sum sets dst (one row of cols per row of b, rows stride entries
+// apart) to the sums of b's terms on src, block after block.
+func (b *blocked32) sum(dst []float32, stride, cols int, src []float32) {
 	t := b.t
 	for g, n := range b.n {
 		m := 0
 		for _, c := range n {
 			m += c
 		}
-		vec.RowSums32(dst, cols, cols, src, t[:m], n, g == 0)
+		vec.RowSums32(dst, stride, cols, src, t[:m], n, g == 0)
 		t = t[m:]
 	}
 }

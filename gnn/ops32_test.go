@@ -84,7 +84,7 @@ func TestBlocked32KeepsBits(t *testing.T) {
 				src  []float32
 			}{{"rows", &rows, &refRows, s.n, w}, {"columns", &cols, &refCols, s.f, p}} {
 				got, want := make([]float32, c.rows*d), make([]float32, c.rows*d)
-				c.b.sum(got, d, c.src)
+				c.b.sum(got, d, d, c.src)
 				c.ref.sum(want, d, c.src)
 				for i := range got {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {

@@ -280,7 +280,7 @@ func (b *badRows) check(gw, gm []float64, lo int) (step bool, err error) {
 // formed from the float32 dL/d(W . M) as backbone32's addGrads does
 // (vec.MaskGradFrom32), rows without terms have zero gradients, and
 // both parameters step with their float32 moments (vec.AdamF32). A
-// non-nil weff (In x Out) gets the pruned float32 W . M of every row with
+// non-nil weff (In x Out, rows pad32(Out) apart) gets the pruned float32 W . M of every row with
 // terms as soon as the row is stepped: the evaluation's effective weight
 // (layer32.effective).
 func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32, weff []float32) error {
@@ -309,7 +309,8 @@ func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, 
 			vec.AdamF32(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
 			vec.AdamF32(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
 			if weff != nil {
-				vec.MulPrunedTo32(weff[lo:hi], w[lo:hi], mk[lo:hi], MaskThreshold)
+				ws := pad32(c)
+				vec.MulPrunedTo32(weff[r*ws:r*ws+c], w[lo:hi], mk[lo:hi], MaskThreshold)
 			}
 		}
 	}

@@ -12,16 +12,20 @@ import (
 
 // A stepCase is a model configuration and its number of features.
 type stepCase struct {
-	name string
-	cfg  Config
-	f    int // features
+	name   string
+	cfg    Config
+	f      int // features
+	hidden int // 24 when 0
 }
 
-// twins returns two models of c, 24 wide with 4 classes, drawn from one
-// seed.
+// twins returns two models of c, 24 wide (or c.hidden) with 4 classes,
+// drawn from one seed.
 func (c stepCase) twins() (a, b *Model) {
 	cfg := c.cfg
 	cfg.InFeatures, cfg.Hidden, cfg.Classes = c.f, 24, 4
+	if c.hidden != 0 {
+		cfg.Hidden = c.hidden
+	}
 	a, _ = NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
 	b, _ = NewModel(cfg, rand.New(rand.NewPCG(1, 2)))
 	return a, b
@@ -30,13 +34,15 @@ func (c stepCase) twins() (a, b *Model) {
 // stepCases are the models BackwardStep is checked on: masked first
 // layers, which it fuses (with kernel heads, a hard head, three layers,
 // features that leave most of the weight's rows unselected), and models it
-// does not fuse (plain, float32).
+// does not fuse (plain, float32; at 64 wide the float32 layers keep their
+// rows padded, pad32).
 var stepCases = []stepCase{
-	{"fedaux", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, 40},
-	{"fedaux/hard", Config{Masked: true, Kernel: true, Hard: true, Score: MaxNorm, Sigma: 1, Dropout: 0.5}, 40},
-	{"maskedgcn/3layers/sparse-rows", Config{Masked: true, Layers: 3, Dropout: 0.5}, 300},
-	{"gcn", Config{Dropout: 0.5}, 40},
-	{"fedaux/f32", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}, 40},
+	{"fedaux", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5}, 40, 0},
+	{"fedaux/hard", Config{Masked: true, Kernel: true, Hard: true, Score: MaxNorm, Sigma: 1, Dropout: 0.5}, 40, 0},
+	{"maskedgcn/3layers/sparse-rows", Config{Masked: true, Layers: 3, Dropout: 0.5}, 300, 0},
+	{"gcn", Config{Dropout: 0.5}, 40, 0},
+	{"fedaux/f32", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}, 40, 0},
+	{"fedaux/f32/padded", Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: F32}, 40, 64},
 }
 
 // referenceStep is what BackwardStep stands for: ZeroGrad, Backward, the
