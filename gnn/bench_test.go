@@ -41,16 +41,38 @@ func coraClient(rng *rand.Rand) testClient {
 	return c
 }
 
+// computerClient is a client of the size of an Amazon-Computer-10
+// client: N = 1375 nodes, about 36 neighbours a node, F = 767
+// bag-of-words features of which about a third are non-zero, C = 10
+// classes.
+func computerClient(rng *rand.Rand) testClient {
+	const n, f, classes = 1375, 767, 10
+	c := testClient{in: Input{Prop: mustProp(randGraph(rng, n, 0.026)), X: Features{Sparse: randSparse(rng, n, f, 320)}}}
+	c.labels = make([]int, n)
+	for i := range c.labels {
+		c.labels[i] = rng.IntN(classes)
+		if i%5 == 0 {
+			c.train = append(c.train, i)
+		}
+	}
+	return c
+}
+
 func benchModel(b *testing.B, cfg Config, eval bool) {
 	rng := rand.New(rand.NewPCG(61, 62))
-	c := coraClient(rng)
 	cfg.InFeatures, cfg.Hidden, cfg.Classes = 1433, 256, 7
+	benchClient(b, cfg, coraClient(rng), rng, eval)
+}
+
+// benchClient times a local epoch of a model of cfg on c: forward, loss,
+// backward and Adam step, then with eval a forward in evaluation.
+func benchClient(b *testing.B, cfg Config, c testClient, rng *rand.Rand, eval bool) {
 	m, err := NewModel(cfg, rng)
 	if err != nil {
 		b.Fatal(err)
 	}
 	opt := NewAdam(m.Params(), 0.01, 1e-6)
-	dlogits := mat.NewDense(250, 7, nil)
+	dlogits := mat.NewDense(len(c.labels), cfg.Classes, nil)
 	b.ReportAllocs()
 	stop := cputime.Start(b)
 	for b.Loop() {
@@ -107,6 +129,21 @@ func BenchmarkPrecision(b *testing.B) {
 				benchModel(b, cfg, true)
 			})
 		}
+	}
+}
+
+// BenchmarkComputerEpoch is a local epoch and an evaluation of a
+// computer-10 FedAux client at both precisions (computerClient, d = 256,
+// the fast Gauss transform on one goroutine, as the engine picks for a
+// client of this size).
+func BenchmarkComputerEpoch(b *testing.B) {
+	for _, p := range []Precision{F64, F32} {
+		b.Run("prec="+p.String(), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(63, 64))
+			cfg := Config{Masked: true, Kernel: true, Score: Cosine, Sigma: 1, Dropout: 0.5, Precision: p, Gauss: Fast{Workers: 1}}
+			cfg.InFeatures, cfg.Hidden, cfg.Classes = 767, 256, 10
+			benchClient(b, cfg, computerClient(rng), rng, true)
+		})
 	}
 }
 
