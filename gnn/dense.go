@@ -116,7 +116,7 @@ func mulSkipRows(dst, x, w *mat.Dense, zero bool) {
 		for i := i0; i < i1; i++ {
 			b.nonzero(i-i0, xr.Data[i*xr.Stride:i*xr.Stride+k], wr.Stride)
 		}
-		vec.RowSums(d.Data[i0*d.Stride:], d.Stride, m, wr.Data, b.t, b.n, zero)
+		vec.RowSumsStride(d.Data[i0*d.Stride:], d.Stride, m, wr.Data, wr.Stride, b.t, b.n, zero)
 	}
 }
 
@@ -206,7 +206,7 @@ func mulTransAddSkip(dst, x, p *mat.Dense) {
 			continue
 		}
 		b.byColumns(xr.Data[i0*xr.Stride:], i1-i0, k, xr.Stride, i0, pr.Stride)
-		vec.RowSums(d.Data, d.Stride, m, pr.Data, b.t, b.n, false)
+		vec.RowSumsStride(d.Data, d.Stride, m, pr.Data, pr.Stride, b.t, b.n, false)
 	}
 }
 

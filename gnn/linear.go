@@ -39,8 +39,10 @@ type Linear struct {
 	pruned bool
 	weff   buffer
 	wview  *mat.Dense
+	wpad   buffer // a wide weight in padded rows (wideSource)
 	out    buffer
 	dweff  buffer
+	dpad   buffer // a wide dL/dY in padded rows
 	dx     buffer
 }
 
@@ -81,7 +83,7 @@ func (l *Linear) Forward(x *mat.Dense, train bool) *mat.Dense {
 	l.x = x
 	w := l.effective(train)
 	out := l.out.get(n, l.Out)
-	mulSkip(out, x, w)
+	mulSkip(out, x, wideSource(&l.wpad, w))
 	addRowVector(out, l.Bias.Value)
 	return out
 }
@@ -91,7 +93,7 @@ func (l *Linear) Forward(x *mat.Dense, train bool) *mat.Dense {
 func (l *Linear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	addColumnSums(l.Bias.Grad, dOut)
 	dweff := l.dweff.zeros(l.In, l.Out)
-	mulTransAddSkip(dweff, l.x, dOut)
+	mulTransAddSkip(dweff, l.x, wideSource(&l.dpad, dOut))
 	l.addWeightGrad(dweff)
 	if !needInput {
 		return nil
@@ -104,6 +106,26 @@ func (l *Linear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 	}
 	mulTransB(dx, dOut, l.lastEffective(), pattern)
 	return dx
+}
+
+// wideSource returns m as the source of a product into its columns: when
+// they are more than 256 and its rows a multiple of 1 KiB apart, a copy
+// in b with rows padStride apart, which vec.RowSumsStride sums in strips
+// at AVX2 (a 2048-column product, as FedSage+'s generator's second layer,
+// 1.6 times as fast as row by row, which RowSums takes for such rows);
+// m itself otherwise. The sums are the same to the bit.
+func wideSource(b *buffer, m *mat.Dense) *mat.Dense {
+	r, c := m.Dims()
+	raw := m.RawMatrix()
+	if c <= 256 || raw.Stride%128 != 0 {
+		return m
+	}
+	p := b.padded(r, c)
+	dst := p.RawMatrix()
+	for i := range r {
+		copy(dst.Data[i*dst.Stride:i*dst.Stride+c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+	}
+	return p
 }
 
 // effective computes the effective weight W . M of this forward (pruned

@@ -36,7 +36,7 @@ func (l *GCN) release() {
 
 func (l *Linear) release() {
 	l.x = nil
-	l.weff, l.out, l.dweff, l.dx = buffer{}, buffer{}, buffer{}, buffer{}
+	l.weff, l.wpad, l.out, l.dweff, l.dpad, l.dx = buffer{}, buffer{}, buffer{}, buffer{}, buffer{}, buffer{}
 }
 
 func (h *kernelHead) release() {

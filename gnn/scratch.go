@@ -129,7 +129,7 @@ func (d *Dropout) scratchSlots(f func(*[]float64)) {
 }
 
 func (l *Linear) scratchSlots(f func(*[]float64)) {
-	for _, b := range []*buffer{&l.weff, &l.out, &l.dweff, &l.dx} {
+	for _, b := range []*buffer{&l.weff, &l.wpad, &l.out, &l.dweff, &l.dpad, &l.dx} {
 		f(&b.data)
 	}
 }

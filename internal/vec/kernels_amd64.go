@@ -257,13 +257,25 @@ func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []i
 //go:noescape
 func rowSumsAVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
 
-// avx2StripCols is the widest float64 product rowSumsAVX2 takes; wider
-// ones go row by row (rowSumsGo). Its strips read 128 bytes of every
-// source row the terms name: with rows of 2048 columns, 16 KiB apart,
-// those pieces fall in a few sets of the caches and evict each other
-// (a product into 2048 columns, as FedSage+'s generator's, ran 30-37 %
-// slower in strips than row by row).
+// avx2StripCols is the widest float64 product rowSumsAVX2 takes when the
+// distance between the source rows is not known (RowSums); wider ones go
+// row by row (rowSumsGo). Its strips read 128 bytes of every source row
+// the terms name: with rows of 2048 columns, 16 KiB apart, those pieces
+// fall in a few sets of the caches and evict each other (a product into
+// 2048 columns, as FedSage+'s generator's, ran 30-37 % slower in strips
+// than row by row).
 const avx2StripCols = 256
+
+// rowSumsStride is rowSums, with the strips at AVX2 for products of any
+// width whose source rows are not a multiple of 1 KiB (128 float64s)
+// apart.
+func rowSumsStride(dst []float64, stride, cols int, src []float64, srcStride int, terms []Term, n []int, zero bool) {
+	if level == AVX2 && cols > avx2StripCols && srcStride%128 != 0 {
+		rowSumsAVX2(dst, stride, cols, src, terms, n, zero)
+		return
+	}
+	rowSums(dst, stride, cols, src, terms, n, zero)
+}
 
 // rowSumsAVX2 is rowSumsGo for checked arguments at AVX2: strips of 16
 // columns, three rows at a time; then strips of 8, four rows at a time,
@@ -279,11 +291,37 @@ func rowSumsAVX2(dst []float64, stride, cols int, src []float64, terms []Term, n
 func rowSums8AVX512(dst []float64, stride, cols int, src []float64, terms []Term, n []int, zero bool)
 
 func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
-	if level < AVX512 {
+	switch {
+	case level == AVX2 && cols <= avx2StripCols:
+		rowSumsAtRuns(dst, off, cols, src, terms, n, zero)
+	case level < AVX512:
 		rowSumsAtGo(dst, off, cols, src, terms, n, zero)
-		return
+	default:
+		rowSumsAtAVX512(dst, off, cols, src, terms, n, zero)
 	}
-	rowSumsAtAVX512(dst, off, cols, src, terms, n, zero)
+}
+
+// rowSumsAtRuns is rowSumsAt at AVX2: each run of rows whose offsets
+// step by one distance of at least cols (the columns of a graph's
+// adjacency that have entries, mostly consecutive) goes to rowSumsAVX2
+// as rows of that stride, and every other row alone.
+func rowSumsAtRuns(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
+	for r0 := 0; r0 < len(off); {
+		r1, stride := r0+1, cols
+		if r1 < len(off) && off[r1]-off[r0] >= cols {
+			stride = off[r1] - off[r0]
+			for r1 < len(off) && off[r1]-off[r1-1] == stride {
+				r1++
+			}
+		}
+		m := 0
+		for _, k := range n[r0:r1] {
+			m += k
+		}
+		rowSumsAVX2(dst[off[r0]:], stride, cols, src, terms[:m], n[r0:r1], zero)
+		terms = terms[m:]
+		r0 = r1
+	}
 }
 
 // rowSumsAtAVX512 is rowSumsAVX512 with the rows of dst at the offsets

@@ -29,6 +29,10 @@ func rowSums(dst []float64, stride, cols int, src []float64, terms []Term, n []i
 	rowSumsGo(dst, stride, cols, src, terms, n, zero)
 }
 
+func rowSumsStride(dst []float64, stride, cols int, src []float64, _ int, terms []Term, n []int, zero bool) {
+	rowSumsGo(dst, stride, cols, src, terms, n, zero)
+}
+
 func rowSumsAt(dst []float64, off []int, cols int, src []float64, terms []Term, n []int, zero bool) {
 	rowSumsAtGo(dst, off, cols, src, terms, n, zero)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -201,7 +202,7 @@ func contains(s, sub string) bool {
 
 // TestRowSumsAt compares RowSumsAt at every level with RowSums called for
 // each row alone, bit for bit, with the rows of dst in a random order
-// and random gaps.
+// or in order, with random gaps.
 func TestRowSumsAt(t *testing.T) {
 	forLevels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, uint64(Current())))
@@ -215,7 +216,11 @@ func TestRowSumsAt(t *testing.T) {
 				dst[i] = rng.NormFloat64()
 			}
 			off := make([]int, rows)
-			for r, s := range rng.Perm(slots)[:rows] {
+			perm := rng.Perm(slots)[:rows]
+			if it%2 == 0 { // in order: runs of rows one stride apart
+				slices.Sort(perm)
+			}
+			for r, s := range perm {
 				off[r] = s * stride
 			}
 			zero := rng.IntN(2) == 0
@@ -407,5 +412,56 @@ func TestNonzeroTerms32(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// TestRowSumsStride checks that RowSumsStride gives RowSums' bits (NaN
+// payloads aside) at every level, on products wider than the AVX2
+// strips take without the stride, from source rows a multiple of 1 KiB
+// apart (row by row) and not (in strips), and on narrow ones.
+func TestRowSumsStride(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(10, uint64(Current())))
+		for it := range 60 {
+			cols := []int{300, 517, 1024, 2048, 40}[it%5]
+			srcStride := []int{cols, cols + 8, 1024 * (1 + cols/1024)}[it%3]
+			srcRows := 1 + rng.IntN(20)
+			src := make([]float64, (srcRows-1)*srcStride+cols)
+			for i := range src {
+				src[i] = rng.NormFloat64()
+				if rng.IntN(50) == 0 {
+					src[i] = []float64{math.NaN(), math.Inf(1), math.Copysign(0, -1), 0}[rng.IntN(4)]
+				}
+			}
+			rows := 1 + rng.IntN(9)
+			stride := cols + rng.IntN(3)
+			n := make([]int, rows)
+			var terms []Term
+			for r := range n {
+				n[r] = rng.IntN(12)
+				for range n[r] {
+					terms = append(terms, Term{Off: rng.IntN(srcRows) * srcStride, A: rng.NormFloat64()})
+				}
+			}
+			dst := make([]float64, (rows-1)*stride+cols)
+			for i := range dst {
+				dst[i] = rng.NormFloat64()
+			}
+			zero := it%2 == 0
+			got, want := slices.Clone(dst), slices.Clone(dst)
+			RowSumsStride(got, stride, cols, src, srcStride, terms, n, zero)
+			RowSums(want, stride, cols, src, terms, n, zero)
+			for i := range got {
+				if g, w := got[i], want[i]; math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+					t.Fatalf("case %d (%d columns, source rows %d apart): element %d is %v, RowSums gives %v", it, cols, srcStride, i, g, w)
+				}
+			}
+		}
+		defer func() {
+			if r := fmt.Sprint(recover()); !contains(r, "vec: RowSumsStride: term 0 reads src[7:11]") {
+				t.Errorf("panic %q, want one naming RowSumsStride and the term's row", r)
+			}
+		}()
+		RowSumsStride(make([]float64, 4), 4, 4, make([]float64, 10), 4, []Term{{Off: 7, A: 1}}, []int{1}, true)
 	})
 }
