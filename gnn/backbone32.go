@@ -109,8 +109,8 @@ type layer32 struct {
 	scale   []float32 // dropout's 0 or 1/(1-P)
 	drop    bool      // dropout was active in the last forward
 	terms   terms32
-	d       []float32 // gradient at the layer's output before the ReLU
-	dxw     []float32 // X W in forward (rows Out apart), A_hat d in backward (rows pad32(Out) apart)
+	d       []float32 // gradient at the layer's output before the ReLU, rows pad32(Out) apart
+	dxw     []float32 // X W in forward, A_hat d in backward, rows pad32(Out) apart
 	dweff   []float32
 	// ahead: weff holds the pruned W . M of the rows the input selects,
 	// formed by StepEvaluate's step for the forward it runs next.
@@ -221,12 +221,11 @@ func (b *backbone32) embeddings(d int) *mat.Dense {
 
 // effective sets l.weff (rows pad32(Out) apart) to the float32 rounding
 // of the float64 W . M (pruned when pruned is set), or of W for a plain
-// layer. With counts
-// (one per row of W) it sets only the rows whose count is not zero, in
-// runs of consecutive rows: the rows a sparse input selects (about 73%
-// of Cora's 1433 for a client, 56% of CiteSeer's 3703). The others are
-// stale and must not be read. When StepEvaluate's step has formed the
-// pruned rows (ahead), it leaves them.
+// layer. With counts (one per row of W) it sets only the rows whose
+// count is not zero, in runs of consecutive rows: the rows a sparse
+// input selects (about 73% of Cora's 1433 for a client, 56% of
+// CiteSeer's 3703). The others are stale and must not be read. When
+// StepEvaluate's step has formed the pruned rows (ahead), it leaves them.
 func (l *layer32) effective(g *GCN, pruned bool, counts []int) {
 	c, ws := g.Out, pad32(g.Out)
 	l.weff = grow(l.weff, g.In*ws)
@@ -292,15 +291,14 @@ func (b *backbone32) backward(m *Model, g []float32, skipFirst bool) (dweff []fl
 		}
 		for r := 0; r < n; r++ {
 			lo, hi := r*d, (r+1)*d
-			dr := l.d[r*ws : r*ws+d]
+			var sr []float32
 			if scale != nil {
-				vec.ReLUBack32(dr, g[lo:hi], l.relu[lo:hi], scale[lo:hi])
-			} else {
-				vec.ReLUBack32(dr, g[lo:hi], l.relu[lo:hi], nil)
+				sr = scale[lo:hi]
 			}
+			dr := l.d[r*ws : r*ws+d]
+			vec.ReLUBack32(dr, g[lo:hi], l.relu[lo:hi], sr)
 			vec.AddFrom32(ll.Bias.Grad, dr) // column sums, row after row
 		}
-		l.dxw = grow(l.dxw, n*ws)
 		b.propTerms.sumStride(l.dxw, ws, d, l.d) // A_hat is symmetric
 		l.dweff = grow(l.dweff, ll.In*d)
 		if l.x != nil {

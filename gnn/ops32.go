@@ -106,11 +106,12 @@ func (b *terms32) sumStride(dst []float32, stride, cols int, src []float32) {
 }
 
 // pad32 returns the row stride, in float32s, at which the backbone keeps
-// the sources of its blocked products (the effective weights and
-// dL/d(X W)): c, or c + 16 (one cache line more) when c is a multiple of
-// 64, as padStride does for float64. Rows 1 KiB apart put a strip of the
-// first layer's 128-row blocks into 8 of the 64 sets of a 32 KiB,
-// 8-way first-level cache, which then holds a quarter of the block.
+// the sources of its products (the effective weights, X W and the
+// gradients A_hat reads): c, or c + 16 (one cache line more) when c is a
+// multiple of 64, as padStride does for float64. Rows 1 KiB apart put a
+// strip of the first layer's 128-row blocks into 8 of the 64 sets of a
+// 32 KiB, 8-way first-level cache, which then holds a quarter of the
+// block.
 func pad32(c int) int {
 	if c%64 == 0 {
 		return c + 16
