@@ -30,8 +30,13 @@ func coraClient(rng *rand.Rand) testClient {
 			x.Set(i, rng.IntN(f), 1.0/nnz)
 		}
 	}
-	c := testClient{in: Input{Prop: mustProp(CSRFromDense(adj)), X: Features{Sparse: CSRFromDense(x)}}}
-	c.labels = make([]int, n)
+	return benchLabels(Input{Prop: mustProp(CSRFromDense(adj)), X: Features{Sparse: CSRFromDense(x)}}, n, classes, rng)
+}
+
+// benchLabels returns a client of in's n nodes with labels drawn from
+// rng among classes, every fifth node a training node.
+func benchLabels(in Input, n, classes int, rng *rand.Rand) testClient {
+	c := testClient{in: in, labels: make([]int, n)}
 	for i := range c.labels {
 		c.labels[i] = rng.IntN(classes)
 		if i%5 == 0 {
@@ -47,15 +52,7 @@ func coraClient(rng *rand.Rand) testClient {
 // classes.
 func computerClient(rng *rand.Rand) testClient {
 	const n, f, classes = 1375, 767, 10
-	c := testClient{in: Input{Prop: mustProp(randGraph(rng, n, 0.026)), X: Features{Sparse: randSparse(rng, n, f, 320)}}}
-	c.labels = make([]int, n)
-	for i := range c.labels {
-		c.labels[i] = rng.IntN(classes)
-		if i%5 == 0 {
-			c.train = append(c.train, i)
-		}
-	}
-	return c
+	return benchLabels(Input{Prop: mustProp(randGraph(rng, n, 0.026)), X: Features{Sparse: randSparse(rng, n, f, 320)}}, n, classes, rng)
 }
 
 func benchModel(b *testing.B, cfg Config, eval bool) {
