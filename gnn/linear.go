@@ -115,17 +115,10 @@ func (l *Linear) Backward(dOut *mat.Dense, needInput bool) *mat.Dense {
 // 1.6 times as fast as row by row, which RowSums takes for such rows);
 // m itself otherwise. The sums are the same to the bit.
 func wideSource(b *buffer, m *mat.Dense) *mat.Dense {
-	r, c := m.Dims()
-	raw := m.RawMatrix()
-	if c <= 256 || raw.Stride%128 != 0 {
+	if _, c := m.Dims(); c <= 256 || m.RawMatrix().Stride%128 != 0 {
 		return m
 	}
-	p := b.padded(r, c)
-	dst := p.RawMatrix()
-	for i := range r {
-		copy(dst.Data[i*dst.Stride:i*dst.Stride+c], raw.Data[i*raw.Stride:i*raw.Stride+c])
-	}
-	return p
+	return b.paddedCopy(m)
 }
 
 // effective computes the effective weight W . M of this forward (pruned

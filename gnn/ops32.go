@@ -97,7 +97,7 @@ func (b *terms32) denseColumnTerms(x []float32, rows, cols, stride int) {
 // sum sets dst (one row of cols per count of b) to the sums of b's terms
 // on src.
 func (b *terms32) sum(dst []float32, cols int, src []float32) {
-	vec.RowSums32(dst, cols, cols, src, b.t, b.n, true)
+	b.sumStride(dst, cols, cols, src)
 }
 
 // sumStride is sum with dst's rows stride entries apart.

@@ -118,12 +118,14 @@ func (b *buffer) source(p *Param, reads int) *mat.Dense {
 	if reads < padReuse*p.Rows {
 		return p.Matrix()
 	}
-	m := b.padded(p.Rows, p.Cols)
-	raw := m.RawMatrix()
-	for r := range p.Rows {
-		copy(raw.Data[r*raw.Stride:r*raw.Stride+p.Cols], p.Value[r*p.Cols:(r+1)*p.Cols])
-	}
-	return m
+	return b.paddedCopy(p.Matrix())
+}
+
+// paddedCopy returns a copy of m in padded(rows, cols of m).
+func (b *buffer) paddedCopy(m *mat.Dense) *mat.Dense {
+	p := b.padded(m.Dims())
+	p.Copy(m)
+	return p
 }
 
 // padReuse is how many reads of each row of a source repay copying it

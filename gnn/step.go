@@ -284,7 +284,7 @@ func (b *badRows) check(gw, gm []float64, lo int) (step bool, err error) {
 // terms as soon as the row is stepped: the evaluation's effective weight
 // (layer32.effective).
 func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, s vec.AdamStep32, weff []float32) error {
-	c := l.Out
+	c, ws := l.Out, pad32(l.Out)
 	gw, gm, zeros := l.stepRows()
 	w, mk := l.Weight.Value, l.Mask.Value
 	mw, vw, mm, vm := opt.m32[kw], opt.v32[kw], opt.m32[km], opt.v32[km]
@@ -309,7 +309,6 @@ func (l *GCN) sparseStep32(dweff []float32, count []int, opt *Adam, kw, km int, 
 			vec.AdamF32(w[lo:hi], gw, mw[lo:hi], vw[lo:hi], s)
 			vec.AdamF32(mk[lo:hi], gm, mm[lo:hi], vm[lo:hi], s)
 			if weff != nil {
-				ws := pad32(c)
 				vec.MulPrunedTo32(weff[r*ws:r*ws+c], w[lo:hi], mk[lo:hi], MaskThreshold)
 			}
 		}

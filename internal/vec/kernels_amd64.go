@@ -348,10 +348,9 @@ func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a 
 }
 
 // denseSumsByTerms is DenseSums (checked, terms > 0, cols at most
-// avx2StripCols) at AVX2 through
-// rowSumsAVX2: the terms of a chunk of rows written out, every
-// coefficient with its source row (zeros too, which gives DenseSums'
-// bits), at most denseChunkTerms of them a call.
+// avx2StripCols) at AVX2 through rowSumsAVX2: the terms of a chunk of
+// rows written out, every coefficient with its source row (zeros too,
+// which gives DenseSums' bits), at most denseChunkTerms of them a call.
 func denseSumsByTerms(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
 	chunk := max(1, min(rows, denseChunkTerms/terms))
 	buf := denseBufs.Get().(*denseBuf)
