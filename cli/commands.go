@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +31,7 @@ func init() {
 		{"presets", "", "list the presets and the scenario files in ./scenarios, with what they need, and the methods",
 			func(args []string, stdout, stderr io.Writer) error {
 				fs := newFlagSet("presets", stderr)
-				if err := fs.Parse(args); err != nil {
+				if err := parseFlags(fs, args); err != nil {
 					return err
 				}
 				if fs.NArg() > 0 {
@@ -84,44 +85,81 @@ func commandUsage(name string) string {
 	return fmt.Sprintf("usage: %s\n\n%s.\n", strings.TrimSpace("fedaux "+c.name+" "+c.synopsis), strings.ToUpper(c.summary[:1])+c.summary[1:])
 }
 
-// newFlagSet returns the flag set of a command, which reports its
-// errors and its usage (-h) on out. After an error it says where the
-// flags are, in one line, instead of listing them all under the error.
+// newFlagSet returns the flag set of a command, whose usage (-h) is the
+// command's synopsis and summary and its flags, on out. Parse it with
+// parseFlags, which reports a bad flag once.
 func newFlagSet(name string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	cw := &countWriter{w: out}
-	fs.SetOutput(cw)
-	seen := 0
+	fs.SetOutput(out)
 	fs.Usage = func() {
-		// The flag package writes a parse error just before it calls
-		// Usage, and nothing before -h's.
-		if cw.n > seen {
-			fmt.Fprintf(cw, "run 'fedaux help %s' for its flags\n", name)
-			seen = cw.n
-			return
-		}
-		fmt.Fprint(cw, commandUsage(name))
+		fmt.Fprint(fs.Output(), commandUsage(name))
 		var any bool
 		fs.VisitAll(func(*flag.Flag) { any = true })
 		if any {
-			fmt.Fprint(cw, "\nFlags:\n")
+			fmt.Fprint(fs.Output(), "\nFlags:\n")
 			fs.PrintDefaults()
 		}
-		seen = cw.n
 	}
 	return fs
 }
 
-// countWriter is a writer that counts the writes to w.
-type countWriter struct {
-	w io.Writer
-	n int
+// A FlagError is a command line that fs could not parse: a flag it does
+// not define, or a value its flag refuses. Main prints it once, with
+// where the command's flags are listed, and exits with status 2.
+type FlagError struct {
+	Command string // the flag set's name: "run", "data get", ...
+	Err     error  // the flag package's error
 }
 
-func (c *countWriter) Write(p []byte) (int, error) {
-	c.n++
-	return c.w.Write(p)
+func (e *FlagError) Error() string { return e.Err.Error() }
+
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// hint says where the command's flags are listed.
+func (e *FlagError) hint() string {
+	if lookup(e.Command) != nil {
+		return fmt.Sprintf("run 'fedaux help %s' for its flags", e.Command)
+	}
+	return fmt.Sprintf("run 'fedaux %s -h' for its flags", e.Command)
 }
+
+// parseFlags parses args with fs. -h prints fs's usage and returns
+// flag.ErrHelp; any other error is returned as a *FlagError and printed
+// by no one here: the flag package's own report (the error, then the
+// whole usage) is dropped, so that a mistyped flag costs one line.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	failed := false
+	// The flag package writes a parse error, and only that, before it
+	// calls Usage; -h calls Usage with nothing written.
+	fs.SetOutput(writerFunc(func(p []byte) (int, error) {
+		failed = true
+		return len(p), nil
+	}))
+	fs.Usage = func() {
+		if failed {
+			return
+		}
+		fs.SetOutput(out)
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+	}
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return &FlagError{Command: fs.Name(), Err: err}
+	}
+	return err
+}
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // helpCmd is `fedaux help [COMMAND]`.
 func helpCmd(args []string, stdout, stderr io.Writer) error {

@@ -80,13 +80,13 @@ func TestMainExitStatus(t *testing.T) {
 		{[]string{"help", "sweep"}, 0, "", "usage: fedaux sweep -preset"},
 		{[]string{"sweep", "-h"}, 0, "", "usage: fedaux sweep -preset"},
 		{[]string{"nope"}, 2, "", `unknown command "nope"`},
-		{[]string{"-start", "x"}, 1, "", `invalid value "x" for flag -start`}, // the console's flags
-		{[]string{"run", "-rounds", "x"}, 1, "", "invalid value \"x\" for flag -rounds: want an integer\nrun 'fedaux help run' for its flags\nfedaux: invalid"},
+		{[]string{"-start", "x"}, 2, "", `invalid value "x" for flag -start`}, // the console's flags
+		{[]string{"run", "-rounds", "x"}, 2, "", "fedaux: invalid value \"x\" for flag -rounds: want an integer\nrun 'fedaux help run' for its flags\n"},
 		{[]string{"run", "-preset", "nope"}, 1, "", "fedaux: -preset: unknown preset"},
 		{[]string{"presets", "extra"}, 1, "", `unexpected argument "extra"`},
 		{[]string{"presets"}, 0, "methods (-algo NAME):\nfedaux         FedAux: masked GCN", ""},
 		{[]string{"stats", "-preset", "sbm", "extra"}, 1, "", `stats: unexpected argument "extra"`},
-		{[]string{"stats", "-preset", "sbm", "-seed", "-1"}, 1, "", `invalid value "-1" for flag -seed: want a non-negative integer`},
+		{[]string{"stats", "-preset", "sbm", "-seed", "-1"}, 2, "", `invalid value "-1" for flag -seed: want a non-negative integer`},
 		{[]string{"version", "extra"}, 1, "", `version: unexpected argument "extra"`},
 		{[]string{"table", "-clients", "5,5"}, 1, "", "-clients: 5 twice"},
 		{[]string{"table", "-datasets", "cora,cora"}, 1, "", "-datasets: cora twice"},
@@ -114,6 +114,43 @@ func TestMainExitStatus(t *testing.T) {
 		if code != tt.code || !strings.Contains(string(out), tt.stdout) || !strings.Contains(string(errOut), tt.stderr) {
 			t.Errorf("fedaux %v: status %d, stdout %.80q, stderr %.80q; want %d, %q, %q", tt.args, code, out, errOut, tt.code, tt.stdout, tt.stderr)
 		}
+	}
+}
+
+// TestFlagErrorOnce: a bad flag of any command is reported once, in
+// Main's voice, with where the command's flags are listed, and nothing
+// else (neither the flag package's own line nor the whole usage).
+func TestFlagErrorOnce(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-nosuch"}, "flag provided but not defined: -nosuch\nrun 'fedaux help run' for its flags\n"},
+		{[]string{"run", "-rounds", "x"}, "invalid value \"x\" for flag -rounds: want an integer\nrun 'fedaux help run' for its flags\n"},
+		{[]string{"-start", "x"}, "invalid value \"x\" for flag -start: parse error\nrun 'fedaux help tui' for its flags\n"},
+		{[]string{"table", "-seeds", "x"}, "invalid value \"x\" for flag -seeds: parse error\nrun 'fedaux help table' for its flags\n"},
+		{[]string{"presets", "-x"}, "flag provided but not defined: -x\nrun 'fedaux help presets' for its flags\n"},
+		{[]string{"stats", "-x"}, "flag provided but not defined: -x\nrun 'fedaux help stats' for its flags\n"},
+		{[]string{"servercost", "-x"}, "flag provided but not defined: -x\nrun 'fedaux help servercost' for its flags\n"},
+		{[]string{"data", "-x"}, "flag provided but not defined: -x\nrun 'fedaux help data' for its flags\n"},
+		{[]string{"data", "get", "cora", "-x"}, "flag provided but not defined: -x\nrun 'fedaux data get -h' for its flags\n"},
+		{[]string{"data", "serve", "-addr"}, "flag needs an argument: -addr\nrun 'fedaux data serve -h' for its flags\n"},
+		{[]string{"scenario", "show", "sbm", "-x"}, "flag provided but not defined: -x\nrun 'fedaux scenario show -h' for its flags\n"},
+	}
+	for i, tt := range tests {
+		stdout, stderr := filepath.Join(dir, fmt.Sprint(i, ".out")), filepath.Join(dir, fmt.Sprint(i, ".err"))
+		code := withOutput(t, stdout, stderr, func() int { return Main(tt.args) })
+		out, _ := os.ReadFile(stdout)
+		errOut, _ := os.ReadFile(stderr)
+		if want := "fedaux: " + tt.want; code != 2 || len(out) != 0 || string(errOut) != want {
+			t.Errorf("fedaux %v: status %d, stdout %q, stderr %q; want 2, nothing, %q", tt.args, code, out, errOut, want)
+		}
+	}
+	// -h still prints the usage, once, and succeeds.
+	var h bytes.Buffer
+	if err := dataGetCmd([]string{"-h"}, &bytes.Buffer{}, &h); !errors.Is(err, flag.ErrHelp) || strings.Count(h.String(), "usage: fedaux data get") != 1 {
+		t.Errorf("data get -h: %v, usage %q", err, h.String())
 	}
 }
 

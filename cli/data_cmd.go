@@ -40,7 +40,7 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -125,7 +125,7 @@ func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 	// Flags may follow the names (`data get cora -mirror URL`).
 	var names []string
 	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
+		if err := parseFlags(fs, rest); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -185,7 +185,7 @@ func dataServeCmd(args []string, stderr io.Writer) error {
 		fmt.Fprint(stderr, "usage: fedaux data serve [-data DIR] [-addr ADDRESS]   serve the data directory as a mirror\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -175,7 +175,7 @@ func (f *runFlags) parse(args []string) error {
 		def, _ := d.Get(key)
 		f.fs.Var(settingFlag{f, key, def}, name, sim.Describe(key))
 	}
-	return f.fs.Parse(args)
+	return parseFlags(f.fs, args)
 }
 
 // joinAlgos spells a list of methods "a, b".

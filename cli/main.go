@@ -23,8 +23,8 @@ func versionText() string {
 
 // Main runs the command line with args, the arguments after the
 // program's name, and returns the process's exit status: 0, 1 for an
-// error, 2 for an unknown command, 128 plus the signal's number for a
-// run or a study that an interrupt stopped before its end.
+// error, 2 for an unknown command or a bad flag, 128 plus the signal's
+// number for a run or a study that an interrupt stopped before its end.
 func Main(args []string) int {
 	cmd := ""
 	if len(args) > 0 {
@@ -51,6 +51,11 @@ func Main(args []string) int {
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	var fe *FlagError
+	if errors.As(err, &fe) {
+		fmt.Fprintf(os.Stderr, "fedaux: %v\n%s\n", fe, fe.hint())
+		return 2
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -40,7 +40,7 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) error {
 	// Flags may follow the names: parse what is left after each name.
 	var names []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {

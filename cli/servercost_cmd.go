@@ -21,7 +21,7 @@ func serverCostCmd(args []string, stdout, stderr io.Writer) error {
 	warm := fs.Int("warm", 5, "warm-up repetitions")
 	seed := seedFlag(42)
 	fs.Var(&seed, "seed", "seed")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

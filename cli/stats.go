@@ -25,7 +25,7 @@ func statsCmd(args []string, stdout, stderr io.Writer) error {
 		sets = append(sets, v)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
