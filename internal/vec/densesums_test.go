@@ -10,7 +10,7 @@ import (
 // TestDenseSumsEqualsRowSums compares DenseSums with RowSums given every
 // term of every row, bit for bit, at every level: on random shapes (rows
 // not a multiple of four, columns past every tail of the strips, no
-// terms), coefficients by rows and by columns of a matrix, adding to dst
+// terms, a source with rows 2 KiB apart), coefficients by rows and by columns of a matrix, adding to dst
 // or from +0, with zeros, negative zeros, infinities and NaNs among the
 // coefficients and the source.
 func TestDenseSumsEqualsRowSums(t *testing.T) {
@@ -20,8 +20,12 @@ func TestDenseSumsEqualsRowSums(t *testing.T) {
 		rng := rand.New(rand.NewPCG(31, uint64(l)))
 		for it := range 300 {
 			rows, cols, terms := 1+rng.IntN(13), 1+rng.IntN(75), rng.IntN(40)
-			if it%10 == 0 {
+			padded := false // rows of src 2 KiB apart: denseSums2's copy
+			switch it % 10 {
+			case 0:
 				rows, cols, terms = 4*(1+rng.IntN(8)), 256, 100+rng.IntN(200)
+			case 5:
+				rows, cols, terms, padded = 16+rng.IntN(19), 256-rng.IntN(2)*rng.IntN(8), 1+rng.IntN(200), true
 			}
 			special := rng.IntN(3) == 0
 			zero := rng.IntN(2) == 0
@@ -33,6 +37,9 @@ func TestDenseSumsEqualsRowSums(t *testing.T) {
 				return rng.NormFloat64()
 			}
 			srcStride := cols + rng.IntN(3)
+			if padded {
+				srcStride = 256
+			}
 			src := make([]float64, max(0, (terms-1)*srcStride+cols)+rng.IntN(3))
 			for i := range src {
 				src[i] = draw()

@@ -332,7 +332,7 @@ func rowSumsAtAVX512(dst []float64, off []int, cols int, src []float64, terms []
 
 func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
 	if level == AVX2 && terms > 0 && cols <= avx2StripCols {
-		denseSumsByTerms(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
+		denseSums2(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
 		return
 	}
 	if level < AVX512 || cols <= 8 {
@@ -344,6 +344,42 @@ func denseSums(dst []float64, stride, cols int, src []float64, srcStride int, a 
 	}
 	if g := rows &^ 3; g < rows {
 		denseSumsGo(dst[g*stride:], stride, cols, src, srcStride, a[g*rs:], rs, ts, rows-g, terms, zero)
+	}
+}
+
+// denseSums2 is DenseSums (checked, terms > 0, cols at most
+// avx2StripCols) at AVX2: groups of four rows and strips of eight columns
+// by denseSumsAVX2, the last rows and columns by denseSumsByTerms. A
+// source whose rows are a multiple of 512 bytes apart is read from a copy
+// with rows a line further apart (rows 2 KiB apart put a strip's lines in
+// two of the 64 sets of the first-level cache), when four groups or more
+// read it.
+func denseSums2(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool) {
+	g, c := rows&^3, cols&^7
+	if g == 0 || c == 0 {
+		denseSumsByTerms(dst, stride, cols, src, srcStride, a, rs, ts, rows, terms, zero)
+		return
+	}
+	if srcStride%64 == 0 && g >= 16 {
+		buf := denseBufs.Get().(*denseBuf)
+		defer denseBufs.Put(buf)
+		ps := c + 8
+		if cap(buf.src) < terms*ps {
+			buf.src = make([]float64, terms*ps)
+		}
+		buf.src = buf.src[:terms*ps]
+		for t := range terms {
+			copy(buf.src[t*ps:t*ps+c], src[t*srcStride:t*srcStride+c])
+		}
+		denseSumsAVX2(dst, stride, c, buf.src, ps, a, rs, ts, g, terms, zero)
+	} else {
+		denseSumsAVX2(dst, stride, c, src, srcStride, a, rs, ts, g, terms, zero)
+	}
+	if c < cols { // the last 1 to 7 columns of those rows
+		denseSumsByTerms(dst[c:], stride, cols-c, src[c:], srcStride, a, rs, ts, g, terms, zero)
+	}
+	if g < rows {
+		denseSumsByTerms(dst[g*stride:], stride, cols, src, srcStride, a[g*rs:], rs, ts, rows-g, terms, zero)
 	}
 }
 
@@ -382,8 +418,9 @@ const denseChunkTerms = 1 << 13
 
 // denseBuf is denseSumsByTerms' scratch, kept in denseBufs.
 type denseBuf struct {
-	t []Term
-	n []int
+	t   []Term
+	n   []int
+	src []float64 // denseSums' padded copy of the source
 }
 
 var denseBufs = sync.Pool{New: func() any { return new(denseBuf) }}
@@ -395,6 +432,14 @@ var denseBufs = sync.Pool{New: func() any { return new(denseBuf) }}
 //
 //go:noescape
 func denseSumsAVX512(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)
+
+// denseSumsAVX2 is denseSumsGo for checked arguments, rows a multiple
+// of four and cols of eight, terms > 0: it walks the columns in strips of
+// 8 and, in each strip, the rows four at a time, their sums in eight
+// registers, each source row's strip loaded once for the four.
+//
+//go:noescape
+func denseSumsAVX2(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)
 
 // termsInRange reports whether every term's uint(Off) <= uint(last).
 func termsInRange(terms []Term, last int) bool {

@@ -1,0 +1,119 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Registers of denseSumsAVX2.
+#define STR DX   // stride of dst in bytes
+#define PDST DI  // &dst[row*stride + P] of the current group
+#define LEFT R13 // groups of four rows left in the strip
+#define P R14    // first column of the strip
+#define RS R8    // rs in bytes
+#define RS3 R9   // 3*rs in bytes
+#define TS R10   // ts in bytes
+#define SS R11   // srcStride in bytes
+#define PC R12   // &a[row*rs + t*ts] of the group's first row
+#define PS SI    // &src[t*srcStride + P]
+#define PG R15   // &a[row*rs] of the group's first row
+
+// DROW2 multiplies the strip of the source row (Y8, Y9) by the
+// coefficient C (the coefficient first, as in addScaledNAVX2) into Y14
+// and Y15 and adds the products to the row's accumulators A0 and A1
+// (acc+product), each operation rounded.
+#define DROW2(C, A0, A1) \
+	VMULPD Y8, C, Y14 \
+	VMULPD Y9, C, Y15 \
+	VADDPD Y14, A0, A0 \
+	VADDPD Y15, A1, A1
+
+// func denseSumsAVX2(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)
+//
+// cols is a multiple of 8 and rows of 4, both positive; terms is positive.
+// The columns are walked in strips of 8 (two Y registers a row) and, in
+// each strip, the rows four at a time, their sums in eight registers,
+// each source row's strip loaded once for the four.
+TEXT ·denseSumsAVX2(SB), NOSPLIT, $0-129
+	MOVQ stride+24(FP), STR
+	SHLQ $3, STR
+	MOVQ rs+96(FP), RS
+	SHLQ $3, RS
+	LEAQ (RS)(RS*2), RS3
+	MOVQ ts+104(FP), TS
+	SHLQ $3, TS
+	MOVQ srcStride+64(FP), SS
+	SHLQ $3, SS
+	XORQ P, P
+
+strip: // columns P .. P+7 of every row
+	MOVQ dst_base+0(FP), PDST
+	LEAQ (PDST)(P*8), PDST
+	MOVQ a_base+72(FP), PG
+	MOVQ rows+112(FP), LEFT
+	SHRQ $2, LEFT
+
+group: // rows r .. r+3: their coefficients at PC, PC+rs, PC+2rs, PC+3rs
+	TESTQ LEFT, LEFT
+	JZ    next
+	LEAQ  (STR)(STR*2), AX
+	CMPB  zero+128(FP), $0
+	JEQ   load4
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	JMP    sum4
+
+load4:
+	VMOVUPD (PDST), Y0
+	VMOVUPD 32(PDST), Y1
+	VMOVUPD (PDST)(STR*1), Y2
+	VMOVUPD 32(PDST)(STR*1), Y3
+	VMOVUPD (PDST)(STR*2), Y4
+	VMOVUPD 32(PDST)(STR*2), Y5
+	VMOVUPD (PDST)(AX*1), Y6
+	VMOVUPD 32(PDST)(AX*1), Y7
+
+sum4:
+	MOVQ PG, PC
+	MOVQ src_base+40(FP), PS
+	LEAQ (PS)(P*8), PS
+	MOVQ terms+120(FP), BX
+
+loop4: // term t: one source row for the four rows
+	VMOVUPD      (PS), Y8
+	VMOVUPD      32(PS), Y9
+	VBROADCASTSD (PC), Y10
+	VBROADCASTSD (PC)(RS*1), Y11
+	VBROADCASTSD (PC)(RS*2), Y12
+	VBROADCASTSD (PC)(RS3*1), Y13
+	DROW2(Y10, Y0, Y1)
+	DROW2(Y11, Y2, Y3)
+	DROW2(Y12, Y4, Y5)
+	DROW2(Y13, Y6, Y7)
+	ADDQ SS, PS
+	ADDQ TS, PC
+	DECQ BX
+	JNZ  loop4
+
+	VMOVUPD Y0, (PDST)
+	VMOVUPD Y1, 32(PDST)
+	VMOVUPD Y2, (PDST)(STR*1)
+	VMOVUPD Y3, 32(PDST)(STR*1)
+	VMOVUPD Y4, (PDST)(STR*2)
+	VMOVUPD Y5, 32(PDST)(STR*2)
+	VMOVUPD Y6, (PDST)(AX*1)
+	VMOVUPD Y7, 32(PDST)(AX*1)
+	LEAQ    (PDST)(STR*4), PDST
+	LEAQ    (PG)(RS*4), PG
+	DECQ    LEFT
+	JMP     group
+
+next:
+	ADDQ $8, P
+	CMPQ P, cols+32(FP)
+	JL   strip
+	VZEROUPPER
+	RET
