@@ -10,7 +10,8 @@ import (
 // TestDenseSumsEqualsRowSums compares DenseSums with RowSums given every
 // term of every row, bit for bit, at every level: on random shapes (rows
 // not a multiple of four, columns past every tail of the strips, no
-// terms, a source with rows 2 KiB apart), coefficients by rows and by columns of a matrix, adding to dst
+// terms, a source with rows 2 KiB apart, more rows and terms than a
+// tile), coefficients by rows and by columns of a matrix, adding to dst
 // or from +0, with zeros, negative zeros, infinities and NaNs among the
 // coefficients and the source.
 func TestDenseSumsEqualsRowSums(t *testing.T) {
@@ -26,6 +27,8 @@ func TestDenseSumsEqualsRowSums(t *testing.T) {
 				rows, cols, terms = 4*(1+rng.IntN(8)), 256, 100+rng.IntN(200)
 			case 5:
 				rows, cols, terms, padded = 16+rng.IntN(19), 256-rng.IntN(2)*rng.IntN(8), 1+rng.IntN(200), true
+			case 7: // more rows and terms than a tile of denseSums2
+				rows, cols, terms = 129+rng.IntN(80), 8+rng.IntN(20), 129+rng.IntN(150)
 			}
 			special := rng.IntN(3) == 0
 			zero := rng.IntN(2) == 0
