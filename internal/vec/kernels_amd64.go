@@ -383,7 +383,7 @@ func denseSums2(dst []float64, stride, cols int, src []float64, srcStride int, a
 }
 
 // The tiles of denseSums2. On FED-PUB's proxy graph (500 x 3703
-// coefficients, a 3703 x 256 source) tiles of 128 x 128 summed 10.5-11 G
+// coefficients, a 3703 x 256 source) tiles of 128 x 128 summed 9.6-11 G
 // multiply-adds a second against 3.7-4.3 untiled; 64 to 128 rows and 128
 // to 1024 terms were all within 9.4-11.
 const (
