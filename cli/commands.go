@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -125,41 +126,21 @@ func (e *FlagError) hint() string {
 
 // parseFlags parses args with fs. -h prints fs's usage and returns
 // flag.ErrHelp; any other error is returned as a *FlagError and printed
-// by no one here: the flag package's own report (the error, then the
-// whole usage) is dropped, so that a mistyped flag costs one line.
+// by no one here: what the flag package wrote for it (the error, then
+// the whole usage) is dropped, so that a mistyped flag costs one line.
+// fs's Usage must write to fs.Output().
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	out, usage := fs.Output(), fs.Usage
-	failed := false
-	// The flag package writes a parse error, and only that, before it
-	// calls Usage; -h calls Usage with nothing written.
-	fs.SetOutput(writerFunc(func(p []byte) (int, error) {
-		failed = true
-		return len(p), nil
-	}))
-	fs.Usage = func() {
-		if failed {
-			return
-		}
-		fs.SetOutput(out)
-		if usage != nil {
-			usage()
-		} else {
-			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
-		}
-	}
-	defer func() { fs.SetOutput(out); fs.Usage = usage }()
+	out := fs.Output()
+	var said bytes.Buffer
+	fs.SetOutput(&said)
 	err := fs.Parse(args)
+	fs.SetOutput(out)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		return &FlagError{Command: fs.Name(), Err: err}
 	}
+	out.Write(said.Bytes()) // -h's usage
 	return err
 }
-
-// writerFunc is an io.Writer made of a function.
-type writerFunc func(p []byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // helpCmd is `fedaux help [COMMAND]`.
 func helpCmd(args []string, stdout, stderr io.Writer) error {

@@ -34,7 +34,7 @@ func dataCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", "", "data `dir` ("+dataDirDefault+")")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: fedaux data [-data DIR]                 each dataset: present, verified, how to get it
+		fmt.Fprint(fs.Output(), `usage: fedaux data [-data DIR]                 each dataset: present, verified, how to get it
        fedaux data get [flags] NAME... | all   download datasets (checksums pinned)
        fedaux data serve [-data DIR] [-addr :8080]   serve the data directory as a mirror
 `)
@@ -119,7 +119,7 @@ func dataGetCmd(args []string, stdout, stderr io.Writer) error {
 	unverified := fs.Bool("unverified", false, "install files that have no published checksum (ogbn-arxiv); their sha256 is printed")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: fedaux data get [flags] NAME... | all\n  NAME is one of: %s\n", strings.Join(datasets.Names(), " "))
+		fmt.Fprintf(fs.Output(), "usage: fedaux data get [flags] NAME... | all\n  NAME is one of: %s\n", strings.Join(datasets.Names(), " "))
 		fs.PrintDefaults()
 	}
 	// Flags may follow the names (`data get cora -mirror URL`).
@@ -182,7 +182,7 @@ func dataServeCmd(args []string, stderr io.Writer) error {
 	dataDir := fs.String("data", "", "data `dir` to serve ("+dataDirDefault+")")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: fedaux data serve [-data DIR] [-addr ADDRESS]   serve the data directory as a mirror\n")
+		fmt.Fprint(fs.Output(), "usage: fedaux data serve [-data DIR] [-addr ADDRESS]   serve the data directory as a mirror\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -1,20 +1,8 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "densesums_amd64.h"
 #include "strip_amd64.h"
-
-// Registers of denseSumsAVX512.
-#define STR DX   // stride of dst in bytes
-#define PDST DI  // &dst[row*stride + P] of the current group
-#define LEFT R13 // groups of four rows left in the strip
-#define P R14    // first column of the strip
-#define RS R8    // rs in bytes
-#define RS3 R9   // 3*rs in bytes
-#define TS R10   // ts in bytes
-#define SS R11   // srcStride in bytes
-#define PC R12   // &a[row*rs + t*ts] of the group's first row
-#define PS SI    // &src[t*srcStride + P]
-#define PG R15   // &a[row*rs] of the group's first row
 
 // DROW multiplies the strip of the source row (Z16-Z19) by the
 // coefficient C (the coefficient first, as in addScaledNAVX512) into
@@ -32,16 +20,7 @@
 
 // func denseSumsAVX512(dst []float64, stride, cols int, src []float64, srcStride int, a []float64, rs, ts, rows, terms int, zero bool)
 TEXT ·denseSumsAVX512(SB), NOSPLIT, $0-129
-	MOVQ stride+24(FP), STR
-	SHLQ $3, STR
-	MOVQ rs+96(FP), RS
-	SHLQ $3, RS
-	LEAQ (RS)(RS*2), RS3
-	MOVQ ts+104(FP), TS
-	SHLQ $3, TS
-	MOVQ srcStride+64(FP), SS
-	SHLQ $3, SS
-	XORQ P, P
+	DENSESETUP
 
 strip: // columns P .. P+31 of every row; masks K1-K4 have the lanes of each register
 	MOVQ cols+32(FP), BX

@@ -1,19 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// Registers of denseSumsAVX2.
-#define STR DX   // stride of dst in bytes
-#define PDST DI  // &dst[row*stride + P] of the current group
-#define LEFT R13 // groups of four rows left in the strip
-#define P R14    // first column of the strip
-#define RS R8    // rs in bytes
-#define RS3 R9   // 3*rs in bytes
-#define TS R10   // ts in bytes
-#define SS R11   // srcStride in bytes
-#define PC R12   // &a[row*rs + t*ts] of the group's first row
-#define PS SI    // &src[t*srcStride + P]
-#define PG R15   // &a[row*rs] of the group's first row
+#include "densesums_amd64.h"
 
 // DROW2 multiplies the strip of the source row (Y8, Y9) by the
 // coefficient C (the coefficient first, as in addScaledNAVX2) into Y14
@@ -32,16 +20,7 @@
 // each strip, the rows four at a time, their sums in eight registers,
 // each source row's strip loaded once for the four.
 TEXT ·denseSumsAVX2(SB), NOSPLIT, $0-129
-	MOVQ stride+24(FP), STR
-	SHLQ $3, STR
-	MOVQ rs+96(FP), RS
-	SHLQ $3, RS
-	LEAQ (RS)(RS*2), RS3
-	MOVQ ts+104(FP), TS
-	SHLQ $3, TS
-	MOVQ srcStride+64(FP), SS
-	SHLQ $3, SS
-	XORQ P, P
+	DENSESETUP
 
 strip: // columns P .. P+7 of every row
 	MOVQ dst_base+0(FP), PDST
