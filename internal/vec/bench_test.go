@@ -188,6 +188,30 @@ func BenchmarkAllFinite(b *testing.B) {
 	})
 }
 
+// BenchmarkHasZero scans a row of generated features without a zero
+// (FedSage+ checks every row of a mended graph's generated neighbours
+// before its products: 767 on Amazon-Computer) and a long vector.
+func BenchmarkHasZero(b *testing.B) {
+	benchLevels(b, func(b *testing.B) {
+		for _, n := range []int{767, 65536} {
+			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+				x := make([]float64, n)
+				for i := range x {
+					x[i] = 1 + float64(i%7)
+				}
+				b.SetBytes(int64(8 * n))
+				stop := cputime.Start(b)
+				for b.Loop() {
+					if HasZero(x) {
+						b.Fatal("a zero")
+					}
+				}
+				stop()
+			})
+		}
+	})
+}
+
 // rowSumsBench is a product of a round: 250 or 1375 rows, each the sum of
 // the rows of a 256 x 256 matrix that a quarter (training, after dropout)
 // or a half (evaluation) of its inputs select, or of 7 columns of a

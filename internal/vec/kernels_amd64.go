@@ -450,11 +450,20 @@ func nonzeroTermsAVX2(dst *Term, x []float64, offs *[4]int, step int) int
 func nonzeroTerms32AVX2(dst *Term32, x []float32, offs *[8]int32, step int) int
 
 func hasZero(x []float64) bool {
-	if level == AVX512 {
+	switch level {
+	case AVX512:
 		return hasZeroAVX512(x)
+	case AVX2:
+		n := len(x) &^ 3
+		return n > 0 && hasZeroAVX2(x[:n]) || hasZeroGo(x[n:])
 	}
 	return hasZeroGo(x)
 }
+
+// hasZeroAVX2 is hasZeroGo for len(x) a multiple of 4.
+//
+//go:noescape
+func hasZeroAVX2(x []float64) bool
 
 // hasZeroAVX512 is hasZeroGo.
 //

@@ -201,3 +201,47 @@ done64:
 	MOVQ R8, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func hasZeroAVX2(x []float64) bool
+//
+// len(x) is a multiple of 4.
+TEXT ·hasZeroAVX2(SB), NOSPLIT, $0-25
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	VXORPD Y0, Y0, Y0
+
+hz16:
+	CMPQ   CX, $16
+	JL     hz4
+	VCMPPD $0, (SI), Y0, Y1 // == 0 (either zero; NaN is not)
+	VCMPPD $0, 32(SI), Y0, Y2
+	VCMPPD $0, 64(SI), Y0, Y3
+	VCMPPD $0, 96(SI), Y0, Y4
+	VORPD  Y1, Y2, Y1
+	VORPD  Y3, Y4, Y3
+	VORPD  Y1, Y3, Y1
+	VPTEST Y1, Y1
+	JNZ    hzyes
+	ADDQ   $128, SI
+	SUBQ   $16, CX
+	JMP    hz16
+
+hz4:
+	TESTQ  CX, CX
+	JZ     hzno
+	VCMPPD $0, (SI), Y0, Y1
+	VPTEST Y1, Y1
+	JNZ    hzyes
+	ADDQ   $32, SI
+	SUBQ   $4, CX
+	JMP    hz4
+
+hzno:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
+
+hzyes:
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
