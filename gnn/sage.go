@@ -91,6 +91,7 @@ type SAGE struct {
 
 	adj   *MeanAdj
 	x     Features
+	xt    keptColumns // a sparse x by columns, for the weight gradients
 	extra *mat.Dense
 	n0    int // rows of x
 	pr    buffer
@@ -176,8 +177,8 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra 
 		// Row j of each gradient gains x_ij times row i of dOut (dpn)
 		// for the entries of column j of x, in the order of i and then
 		// of the entries of row i, explicit zeros included.
-		s.mulTransAdd(gr, sageRows(dOut, 0, n0))
-		s.mulTransAdd(gn, sageRows(dpn, 0, n0))
+		l.xt.mulTransAdd(s, gr, sageRows(dOut, 0, n0))
+		l.xt.mulTransAdd(s, gn, sageRows(dpn, 0, n0))
 	} else {
 		mulTransAddSkip(gr, l.x.Dense, sageRows(dOut, 0, n0))
 		mulTransAddSkip(gn, l.x.Dense, sageRows(dpn, 0, n0))
