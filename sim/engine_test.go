@@ -24,6 +24,14 @@ func TestEngineDeterministicAcrossWorkers(t *testing.T) {
 			for _, workers := range []int{1, 3, 8} {
 				c := sim.SmallConfig(algo)
 				c.Workers = workers
+				if slices.Contains(sim.AlgorithmSettings(algo), "gen_rounds") {
+					// FedSage+: two generator rounds, then two of the
+					// classifier on the mended graphs (the default, 10,
+					// would leave all four in the generator phase).
+					if err := c.Set("gen_rounds", "2"); err != nil {
+						t.Fatal(err)
+					}
+				}
 				e := sim.RunEngine(t, c, sim.SmallData(t, 7), sim.WantAll)
 				runs = append(runs, sim.StripTimes(e.Reports()))
 			}

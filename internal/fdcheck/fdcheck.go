@@ -12,15 +12,31 @@ import "math"
 func Grad(f func() float64, x []float64, h float64) []float64 {
 	g := make([]float64, len(x))
 	for i := range x {
-		old := x[i]
-		at := func(k float64) float64 {
-			x[i] = old + k*h
-			return f()
-		}
-		g[i] = (at(-2) - 8*at(-1) + 8*at(1) - at(2)) / (12 * h)
-		x[i] = old
+		g[i] = partial(f, x, i, h)
 	}
 	return g
+}
+
+// GradAt is Grad at the entries idx of x only: element k of the result
+// is the partial derivative in x[idx[k]].
+func GradAt(f func() float64, x []float64, h float64, idx []int) []float64 {
+	g := make([]float64, len(idx))
+	for k, i := range idx {
+		g[k] = partial(f, x, i, h)
+	}
+	return g
+}
+
+// partial is Grad's difference in x[i].
+func partial(f func() float64, x []float64, i int, h float64) float64 {
+	old := x[i]
+	at := func(k float64) float64 {
+		x[i] = old + k*h
+		return f()
+	}
+	d := (at(-2) - 8*at(-1) + 8*at(1) - at(2)) / (12 * h)
+	x[i] = old
+	return d
 }
 
 // RelErr returns ||a - b|| / (||a|| + ||b||), 0 when both vanish.
