@@ -126,7 +126,9 @@ func (c *CSR) mulTransAdd(dst, b *mat.Dense) {
 // address, rows and entries): a SAGE layer's sparse input is its
 // client's features, the same at every step, and sorting their entries
 // by columns anew for each of the layer's two weight gradients was about
-// 5 % of FedSage+'s classifier steps on computer-10. The terms' offsets
+// 5 % of FedSage+'s classifier steps on computer-10 (sageSparse now sums
+// those in blocks, and keeps these terms for inputs with an empty
+// column, as the Planetoid sets' clients have). The terms' offsets
 // are for the source stride of the last call; row holds each term's row
 // of the source, to set them for another (the layer's two gradients
 // take sources of two strides in turn).

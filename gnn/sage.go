@@ -91,7 +91,7 @@ type SAGE struct {
 
 	adj   *MeanAdj
 	x     Features
-	xt    keptColumns // a sparse x by columns, for the weight gradients
+	sp    sageSparse // what it keeps of a sparse x
 	extra *mat.Dense
 	n0    int // rows of x
 	pr    buffer
@@ -146,8 +146,8 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 	if s := x.Sparse; s != nil {
 		// Row i is summed from +0 over the entries of row i of x in
 		// order, explicit zeros included.
-		s.mulDense(sageRows(pr, 0, n0), wr)
-		s.mulDense(sageRows(pn, 0, n0), wn)
+		l.sp.mul(sageRows(pr, 0, n0), s, wr)
+		l.sp.mul(sageRows(pn, 0, n0), s, wn)
 	} else {
 		mulSkip(sageRows(pr, 0, n0), x.Dense, wr)
 		mulSkip(sageRows(pn, 0, n0), x.Dense, wn)
@@ -177,8 +177,8 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra 
 		// Row j of each gradient gains x_ij times row i of dOut (dpn)
 		// for the entries of column j of x, in the order of i and then
 		// of the entries of row i, explicit zeros included.
-		l.xt.mulTransAdd(s, gr, sageRows(dOut, 0, n0))
-		l.xt.mulTransAdd(s, gn, sageRows(dpn, 0, n0))
+		l.sp.transAdd(gr, s, sageRows(dOut, 0, n0))
+		l.sp.transAdd(gn, s, sageRows(dpn, 0, n0))
 	} else {
 		mulTransAddSkip(gr, l.x.Dense, sageRows(dOut, 0, n0))
 		mulTransAddSkip(gn, l.x.Dense, sageRows(dpn, 0, n0))

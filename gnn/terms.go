@@ -362,6 +362,19 @@ func (p *blockPlan) make(ptr, idx, rows []int, srcRows int, ends *[]int) {
 // and nb streams written, where gathering a block at a time read a short
 // run of every row's entries), then sums block after block.
 func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64, srcStride, srcRows int, ptr, idx []int, val []float64, rows []int, plan *blockPlan) {
+	b.sumBlocks(dst, dstStride, cols, src, srcStride, ptr, idx, val, rows, plan, false)
+}
+
+// addCompressed is sumCompressed adding the sums to row q of dst instead
+// of setting it: each element's terms are added to it in order, as
+// vec.RowSums adds them (zero unset), so the bits are those of the same
+// terms summed onto dst row by row.
+func (b *terms) addCompressed(dst []float64, dstStride, cols int, src []float64, srcStride int, ptr, idx []int, val []float64, rows []int, plan *blockPlan) {
+	b.sumBlocks(dst, dstStride, cols, src, srcStride, ptr, idx, val, rows, plan, true)
+}
+
+// sumBlocks is sumCompressed (add unset) and addCompressed (add set).
+func (b *terms) sumBlocks(dst []float64, dstStride, cols int, src []float64, srcStride int, ptr, idx []int, val []float64, rows []int, plan *blockPlan, add bool) {
 	nr, nb := len(rows), plan.nb
 	total := plan.start[nb]
 	if cap(b.t) < total {
@@ -381,7 +394,7 @@ func (b *terms) sumCompressed(dst []float64, dstStride, cols int, src []float64,
 		}
 	}
 	for g := range nb {
-		vec.RowSums(dst, dstStride, cols, src, t[plan.start[g]:plan.start[g+1]], plan.n[g*nr:(g+1)*nr], g == 0)
+		vec.RowSums(dst, dstStride, cols, src, t[plan.start[g]:plan.start[g+1]], plan.n[g*nr:(g+1)*nr], g == 0 && !add)
 	}
 }
 
