@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedaux/fedaux/internal/vec"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -114,16 +115,7 @@ func (l *GCN) sparseForward(x *CSR) *mat.Dense {
 	}
 	w := l.effective(len(x.Indices), l.xt.nonEmpty).RawMatrix()
 	xw := l.xw.padded(x.Rows, l.Out)
-	raw := xw.RawMatrix()
-	b := getTerms()
-	defer putTerms(b)
-	for i0 := 0; i0 < x.Rows; i0 += termRows {
-		i1 := min(i0+termRows, x.Rows)
-		rows := b.rowRange(i0, i1)
-		p := l.plans.plan(&l.plans.fwd, i0/termRows, x.Indptr, x.Indices, rows, w.Rows, &b.pos)
-		b.sumCompressed(raw.Data[i0*raw.Stride:], raw.Stride, l.Out, w.Data, w.Stride, w.Rows,
-			x.Indptr, x.Indices, x.Values, rows, p)
-	}
+	l.plans.mul(xw.RawMatrix(), x, w)
 	return xw
 }
 
@@ -169,6 +161,21 @@ func (p *sparsePlans) use(x *CSR) bool {
 	}
 	*p = sparsePlans{of: x, rows: x.Rows, nnz: len(x.Indices), sorted: increasing(x.Indptr, x.Indices, x.Rows)}
 	return true
+}
+
+// mul sets dst (x.Rows x dst.Cols) to x w for the input x of p (sorted:
+// every row lists increasing columns), termRows rows at a time in blocks
+// of w's rows (terms.sumCompressed), as vec.RowSums sums each row.
+func (p *sparsePlans) mul(dst blas64.General, x *CSR, w blas64.General) {
+	b := getTerms()
+	defer putTerms(b)
+	for i0 := 0; i0 < x.Rows; i0 += termRows {
+		i1 := min(i0+termRows, x.Rows)
+		rows := b.rowRange(i0, i1)
+		pl := p.plan(&p.fwd, i0/termRows, x.Indptr, x.Indices, rows, w.Rows, &b.pos)
+		b.sumCompressed(dst.Data[i0*dst.Stride:], dst.Stride, dst.Cols, w.Data, w.Stride, w.Rows,
+			x.Indptr, x.Indices, x.Values, rows, pl)
+	}
 }
 
 // plan returns plan c of list, made on first use for the rows (entries

@@ -32,15 +32,7 @@ func (s *sageSparse) mul(dst *mat.Dense, x *CSR, w *mat.Dense) {
 		x.mulDense(dst, w)
 		return
 	}
-	d, wr := dst.RawMatrix(), w.RawMatrix()
-	b := getTerms()
-	defer putTerms(b)
-	for i0 := 0; i0 < x.Rows; i0 += termRows {
-		i1 := min(i0+termRows, x.Rows)
-		rows := b.rowRange(i0, i1)
-		p := s.plans.plan(&s.plans.fwd, i0/termRows, x.Indptr, x.Indices, rows, wr.Rows, &b.pos)
-		b.sumCompressed(d.Data[i0*d.Stride:], d.Stride, d.Cols, wr.Data, wr.Stride, wr.Rows, x.Indptr, x.Indices, x.Values, rows, p)
-	}
+	s.plans.mul(dst.RawMatrix(), x, w.RawMatrix())
 }
 
 // transAdd adds x^T g to dst, as x.mulTransAdd(dst, g) does, to the bit:
