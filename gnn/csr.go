@@ -3,8 +3,6 @@ package gnn
 import (
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/fedaux/fedaux/internal/vec"
 	"gonum.org/v1/gonum/mat"
@@ -119,61 +117,6 @@ func (c *CSR) mulTransAdd(dst, b *mat.Dense) {
 		off[q] = j * d.Stride
 	}
 	vec.RowSumsAt(d.Data, off, d.Cols, br.Data, bt.t, bt.n, false)
-}
-
-// keptColumns holds the terms of c^T for one sparse matrix c, as
-// terms.csrColumns sets them, kept while c is the same matrix (the same
-// address, rows and entries): a SAGE layer's sparse input is its
-// client's features, the same at every step, and sorting their entries
-// by columns anew for each of the layer's two weight gradients was about
-// 5 % of FedSage+'s classifier steps on computer-10 (sageSparse now sums
-// those in blocks, and keeps these terms for inputs with an empty
-// column, as the Planetoid sets' clients have). The terms' offsets
-// are for the source stride of the last call; row holds each term's row
-// of the source, to set them for another (the layer's two gradients
-// take sources of two strides in turn).
-type keptColumns struct {
-	of        *CSR
-	rows, nnz int
-	stride    int
-	cols, n   []int
-	t         []vec.Term
-	row       []int32
-}
-
-// mulTransAdd adds c^T * b to dst as c.mulTransAdd does, to the bit.
-func (k *keptColumns) mulTransAdd(c *CSR, dst, b *mat.Dense) {
-	if c.Rows > math.MaxInt32 {
-		c.mulTransAdd(dst, b)
-		return
-	}
-	d, br := dst.RawMatrix(), b.RawMatrix()
-	switch {
-	case k.of != c || k.rows != c.Rows || k.nnz != len(c.Indices):
-		bt := getTerms()
-		bt.csrColumns(c, br.Stride)
-		k.cols = append(k.cols[:0], bt.cols...)
-		k.n = append(k.n[:0], bt.n...)
-		k.t = append(k.t[:0], bt.t...)
-		putTerms(bt)
-		k.row = slices.Grow(k.row[:0], len(k.t))[:len(k.t)]
-		for i, t := range k.t {
-			k.row[i] = int32(t.Off / br.Stride)
-		}
-		k.of, k.rows, k.nnz, k.stride = c, c.Rows, len(c.Indices), br.Stride
-	case k.stride != br.Stride:
-		for i, r := range k.row {
-			k.t[i].Off = int(r) * br.Stride
-		}
-		k.stride = br.Stride
-	}
-	bt := getTerms()
-	defer putTerms(bt)
-	off := bt.offsets(len(k.cols))
-	for q, j := range k.cols {
-		off[q] = j * d.Stride
-	}
-	vec.RowSumsAt(d.Data, off, d.Cols, br.Data, k.t, k.n, false)
 }
 
 // Features holds a node feature matrix: exactly one of Sparse and Dense

@@ -326,16 +326,16 @@ func randCSR(rng *rand.Rand, rows, cols int, special bool) *CSR {
 }
 
 // TestCSRProductsBitIdentical compares the sparse products of SAGE's
-// feature layer (and keptColumns' transposed one) with the loops they
-// replaced (one axpy per entry of x, row after row), bit for bit, at
-// every kernel level.
+// feature layer (and the transposed one from its kept columns) with the
+// loops they replaced (one axpy per entry of x, row after row), bit for
+// bit, at every kernel level.
 func TestCSRProductsBitIdentical(t *testing.T) {
 	for l := vec.Portable; l <= vec.Best(); l++ {
 		t.Run(l.String(), func(t *testing.T) {
 			prev := vec.Use(l)
 			defer vec.Use(prev)
 			rng := rand.New(rand.NewPCG(31, uint64(l)))
-			var kept keptColumns // one for all cases, as a layer's for its inputs
+			var kept sageSparse // one for all cases, as a layer's for its inputs
 			for it := range 200 {
 				rows, cols, m := 1+rng.IntN(40), 1+rng.IntN(60), 1+rng.IntN(70)
 				special := rng.IntN(3) == 0
@@ -367,17 +367,17 @@ func TestCSRProductsBitIdentical(t *testing.T) {
 				}
 				sameMatBits(t, name+" mulTransAdd", got, want)
 
-				// The kept columns: built for this matrix, then kept for a
-				// source of another stride.
+				// A SAGE layer's kept columns: built for this matrix, then
+				// kept for a source of another stride.
 				got = mat.DenseCopyOf(init)
-				kept.mulTransAdd(c, got, b)
-				sameMatBits(t, name+" keptColumns", got, want)
+				kept.transAdd(got, c, b)
+				sameMatBits(t, name+" kept columns", got, want)
 				wide := mat.NewDense(rows, m+3, nil)
 				bv := wide.Slice(0, rows, 0, m).(*mat.Dense)
 				bv.Copy(b)
 				got = mat.DenseCopyOf(init)
-				kept.mulTransAdd(c, got, bv)
-				sameMatBits(t, name+" keptColumns, source rows further apart", got, want)
+				kept.transAdd(got, c, bv)
+				sameMatBits(t, name+" kept columns, source rows further apart", got, want)
 			}
 		})
 	}

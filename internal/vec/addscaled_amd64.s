@@ -151,14 +151,7 @@ block32: // 32 elements in Y0-Y7
 	JL   block4
 	TESTQ ZERO, ZERO
 	JZ    load32
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO8Y
 	JMP    sum32
 
 load32:

@@ -27,3 +27,13 @@
 	MOVQ srcStride+64(FP), SS \
 	SHLQ $3, SS \
 	XORQ P, P
+
+// DENSESTRIP sets PDST to the first group of rows in the strip of
+// columns from P, PG to its coefficients and LEFT to the groups of four
+// rows.
+#define DENSESTRIP \
+	MOVQ dst_base+0(FP), PDST \
+	LEAQ (PDST)(P*8), PDST \
+	MOVQ a_base+72(FP), PG \
+	MOVQ rows+112(FP), LEFT \
+	SHRQ $2, LEFT

@@ -27,11 +27,7 @@ strip: // columns P .. P+31 of every row; masks K1-K4 have the lanes of each reg
 	SUBQ P, BX // columns left
 	STRIPMASKS
 
-	MOVQ dst_base+0(FP), PDST
-	LEAQ (PDST)(P*8), PDST
-	MOVQ a_base+72(FP), PG
-	MOVQ rows+112(FP), LEFT
-	SHRQ $2, LEFT
+	DENSESTRIP
 
 group: // rows r .. r+3: their coefficients at PC, PC+rs, PC+2rs, PC+3rs
 	TESTQ LEFT, LEFT

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "densesums_amd64.h"
+#include "strip_amd64.h"
 
 // DROW2 multiplies the strip of the source row (Y8, Y9) by the
 // coefficient C (the coefficient first, as in addScaledNAVX2) into Y14
@@ -23,11 +24,7 @@ TEXT ·denseSumsAVX2(SB), NOSPLIT, $0-129
 	DENSESETUP
 
 strip: // columns P .. P+7 of every row
-	MOVQ dst_base+0(FP), PDST
-	LEAQ (PDST)(P*8), PDST
-	MOVQ a_base+72(FP), PG
-	MOVQ rows+112(FP), LEFT
-	SHRQ $2, LEFT
+	DENSESTRIP
 
 group: // rows r .. r+3: their coefficients at PC, PC+rs, PC+2rs, PC+3rs
 	TESTQ LEFT, LEFT
@@ -35,25 +32,11 @@ group: // rows r .. r+3: their coefficients at PC, PC+rs, PC+2rs, PC+3rs
 	LEAQ  (STR)(STR*2), AX
 	CMPB  zero+128(FP), $0
 	JEQ   load4
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	JMP    sum4
+	ZERO8Y
+	JMP   sum4
 
 load4:
-	VMOVUPD (PDST), Y0
-	VMOVUPD 32(PDST), Y1
-	VMOVUPD (PDST)(STR*1), Y2
-	VMOVUPD 32(PDST)(STR*1), Y3
-	VMOVUPD (PDST)(STR*2), Y4
-	VMOVUPD 32(PDST)(STR*2), Y5
-	VMOVUPD (PDST)(AX*1), Y6
-	VMOVUPD 32(PDST)(AX*1), Y7
+	LOAD8Y(PDST, STR, AX)
 
 sum4:
 	MOVQ PG, PC
@@ -77,18 +60,11 @@ loop4: // term t: one source row for the four rows
 	DECQ BX
 	JNZ  loop4
 
-	VMOVUPD Y0, (PDST)
-	VMOVUPD Y1, 32(PDST)
-	VMOVUPD Y2, (PDST)(STR*1)
-	VMOVUPD Y3, 32(PDST)(STR*1)
-	VMOVUPD Y4, (PDST)(STR*2)
-	VMOVUPD Y5, 32(PDST)(STR*2)
-	VMOVUPD Y6, (PDST)(AX*1)
-	VMOVUPD Y7, 32(PDST)(AX*1)
-	LEAQ    (PDST)(STR*4), PDST
-	LEAQ    (PG)(RS*4), PG
-	DECQ    LEFT
-	JMP     group
+	STORE8Y(PDST, STR, AX)
+	LEAQ (PDST)(STR*4), PDST
+	LEAQ (PG)(RS*4), PG
+	DECQ LEFT
+	JMP  group
 
 next:
 	ADDQ $8, P

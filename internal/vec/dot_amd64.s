@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "strip_amd64.h"
 
 // Both kernels sum as gonum's DotUnitary: element i goes to lane i mod 4
 // of one accumulator while four elements remain (DotUnitary's X7 and X8
@@ -157,14 +158,7 @@ TEXT ·dotBlockAVX2(SB), NOSPLIT, $0-80
 ypair:
 	MOVQ   (R9), SI
 	MOVQ   24(R9), DX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO8Y
 	XORQ   AX, AX
 	CMPQ   AX, CX
 	JGE    storepair

@@ -1,7 +1,9 @@
 // The masks of a strip of columns and the sums of four rows in
 // registers, for the RowSums and DenseSums kernels (rowsums_amd64.s,
 // rowsums32_amd64.s, rowsumsat_amd64.s, densesums_amd64.s); ZERO8 for
-// the scaled sums too (scaled_amd64.h).
+// the scaled sums too (scaled_amd64.h). At AVX2, ZERO8Y for every
+// kernel with eight Y accumulators, LOAD8Y and STORE8Y for the sums of
+// four rows of two registers (densesumsavx2_amd64.s).
 
 // LANEMASK sets K to the lanes of a register of W lanes that holds the
 // columns OFF .. OFF+W-1 of a strip when BX columns are left: all W of
@@ -96,3 +98,38 @@
 	VMOVUPD Z13, K2, 64(B)(S3*1) \
 	VMOVUPD Z14, K3, 128(B)(S3*1) \
 	VMOVUPD Z15, K4, 192(B)(S3*1)
+
+// ZERO8Y sets Y0-Y7 to +0.
+#define ZERO8Y \
+	VXORPD Y0, Y0, Y0 \
+	VXORPD Y1, Y1, Y1 \
+	VXORPD Y2, Y2, Y2 \
+	VXORPD Y3, Y3, Y3 \
+	VXORPD Y4, Y4, Y4 \
+	VXORPD Y5, Y5, Y5 \
+	VXORPD Y6, Y6, Y6 \
+	VXORPD Y7, Y7, Y7
+
+// LOAD8Y loads the sums of four rows of eight float64 columns, two
+// registers a row (Y0 and Y1, Y2 and Y3, ...), from B, B+S, B+2S and
+// B+S3 (S3 = 3S).
+#define LOAD8Y(B, S, S3) \
+	VMOVUPD (B), Y0 \
+	VMOVUPD 32(B), Y1 \
+	VMOVUPD (B)(S*1), Y2 \
+	VMOVUPD 32(B)(S*1), Y3 \
+	VMOVUPD (B)(S*2), Y4 \
+	VMOVUPD 32(B)(S*2), Y5 \
+	VMOVUPD (B)(S3*1), Y6 \
+	VMOVUPD 32(B)(S3*1), Y7
+
+// STORE8Y stores the sums of four rows as LOAD8Y loaded them.
+#define STORE8Y(B, S, S3) \
+	VMOVUPD Y0, (B) \
+	VMOVUPD Y1, 32(B) \
+	VMOVUPD Y2, (B)(S*1) \
+	VMOVUPD Y3, 32(B)(S*1) \
+	VMOVUPD Y4, (B)(S*2) \
+	VMOVUPD Y5, 32(B)(S*2) \
+	VMOVUPD Y6, (B)(S3*1) \
+	VMOVUPD Y7, 32(B)(S3*1)
