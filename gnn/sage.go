@@ -102,6 +102,7 @@ type SAGE struct {
 	dpn   buffer
 	dx    buffer
 	de    buffer
+	live  liveRows // the extra rows with a gradient (mulTransAddLive)
 }
 
 // NewSAGE returns a layer named name (parameters name.root, name.neigh,
@@ -124,6 +125,13 @@ func (l *SAGE) Params() []*Param { return []*Param{l.Root, l.Neigh, l.Bias} }
 // Forward returns out for the nodes [x; extra] (extra may be nil) of the
 // graph of adj.
 func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
+	return l.forward(adj, x, extra, nil)
+}
+
+// forward is Forward with the root products of the extra rows summed only
+// for the rows of extra that root lists (in increasing order; all of them
+// when root is nil), the others' taken as zero.
+func (l *SAGE) forward(adj *MeanAdj, x Features, extra *mat.Dense, root []int) *mat.Dense {
 	n0, f := x.Dims()
 	n := n0
 	if extra != nil {
@@ -153,7 +161,11 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 		mulSkip(sageRows(pn, 0, n0), x.Dense, wn)
 	}
 	if extra != nil {
-		mulSkip(sageRows(pr, n0, n), extra, wr)
+		if root == nil {
+			mulSkip(sageRows(pr, n0, n), extra, wr)
+		} else {
+			l.rootRows(sageRows(pr, n0, n), extra, wr, root)
+		}
 		mulSkip(sageRows(pn, n0, n), extra, wn)
 	}
 	out := l.agg.get(n, l.Out)
@@ -161,6 +173,28 @@ func (l *SAGE) Forward(adj *MeanAdj, x Features, extra *mat.Dense) *mat.Dense {
 	addTo(out, pr)
 	addRowVector(out, l.Bias.Value)
 	return out
+}
+
+// rootRows sets the rows of dst (extra's rows times W_r) that root lists
+// to their products, which it sums for those rows only (copied together
+// in order; a row's sum does not depend on the rows beside it), and the
+// others to zero.
+func (l *SAGE) rootRows(dst, extra, wr *mat.Dense, root []int) {
+	r, c := dst.Dims()
+	for i := range r {
+		clear(dst.RawRowView(i)[:c])
+	}
+	if len(root) == 0 {
+		return
+	}
+	in, out := l.live.x.get(len(root), l.In), l.live.p.get(len(root), c)
+	for k, i := range root {
+		copy(in.RawRowView(k), extra.RawRowView(i)[:l.In])
+	}
+	mulSkip(out, in, wr)
+	for k, i := range root {
+		copy(dst.RawRowView(i)[:c], out.RawRowView(k))
+	}
 }
 
 // Backward takes dL/dout, adds the parameter gradients to their Grad
@@ -192,8 +226,8 @@ func (l *SAGE) Backward(dOut *mat.Dense, needInput, needExtra bool) (dx, dExtra 
 		}
 	}
 	if l.extra != nil {
-		mulTransAddSkip(gr, l.extra, sageRows(dOut, n0, n))
-		mulTransAddSkip(gn, l.extra, sageRows(dpn, n0, n))
+		mulTransAddLive(gr, l.extra, sageRows(dOut, n0, n), &l.live)
+		mulTransAddLive(gn, l.extra, sageRows(dpn, n0, n), &l.live)
 		if needExtra {
 			dExtra = l.de.get(n-n0, l.In)
 			l.inputGrad(dExtra, sageRows(dOut, n0, n), sageRows(dpn, n0, n), nil)
@@ -246,6 +280,44 @@ func (m *SAGENet) Params() []*Param { return m.params }
 // belongs to the network.
 func (m *SAGENet) Forward(adj *MeanAdj, x Features, extra *mat.Dense, train bool, rng *rand.Rand) *mat.Dense {
 	m.h = m.drop.Forward(m.relu.Forward(m.L1.Forward(adj, x, extra)), train, rng)
+	return m.L2.Forward(adj, Features{Dense: m.h}, nil)
+}
+
+// ForwardAt is Forward in training mode for a loss that reads the output
+// at rows (indices of [x; extra]) only: the output is Forward's at those
+// rows and undefined at the others, and Backward of a dL/dout that is
+// zero outside them adds Forward's gradients to the bit (for a finite
+// network). It leaves out the first layer's root products x_i W_r of
+// the extra rows that are neither among rows nor neighbours of one of
+// them, whose h_i reaches no output at rows; FedSage+'s generated rows
+// each hang on one node, so those of the nodes outside rows. Such a row
+// gets h_i from a root product of zero, finite, and every term it adds
+// to a gradient is a product with a zero of dL/dout or of the gradients
+// that come from it, which leaves the gradients' sums as they are (see
+// mulTransAddLive).
+func (m *SAGENet) ForwardAt(adj *MeanAdj, x Features, extra *mat.Dense, rows []int, rng *rand.Rand) *mat.Dense {
+	var root []int
+	if extra != nil {
+		n0, _ := x.Dims()
+		need := make([]bool, adj.N()-n0)
+		for _, i := range rows {
+			if i >= n0 {
+				need[i-n0] = true
+			}
+			for _, j := range adj.m.Indices[adj.m.Indptr[i]:adj.m.Indptr[i+1]] {
+				if j >= n0 {
+					need[j-n0] = true
+				}
+			}
+		}
+		root = []int{}
+		for g, ok := range need {
+			if ok {
+				root = append(root, g)
+			}
+		}
+	}
+	m.h = m.drop.Forward(m.relu.Forward(m.L1.forward(adj, x, extra, root)), true, rng)
 	return m.L2.Forward(adj, Features{Dense: m.h}, nil)
 }
 

@@ -400,8 +400,14 @@ func (c *sageClient) load(v []float64) {
 func (c *sageClient) classifierStep(round, step int) (float64, error) {
 	g := c.graph()
 	zeroGrads(c.cls.Params())
-	logits, err := c.cls.Forward(g.adj, g.x, g.extra, true, c.rng)
-	if err != nil {
+	var logits *mat.Dense
+	var err error
+	if p, ok := c.cls.(plainSAGE); ok {
+		// The loss reads the training rows only: their generated
+		// neighbours are all the generated rows whose root products it
+		// needs (SAGENet.ForwardAt).
+		logits = p.ForwardAt(g.adj, g.x, g.extra, c.train, c.rng)
+	} else if logits, err = c.cls.Forward(g.adj, g.x, g.extra, true, c.rng); err != nil {
 		return 0, err
 	}
 	r, k := logits.Dims()
