@@ -102,7 +102,7 @@ type SAGE struct {
 	dpn   buffer
 	dx    buffer
 	de    buffer
-	live  liveRows // the extra rows with a gradient (mulTransAddLive)
+	live  liveRows // the extra rows with a gradient (mulTransAddLive), and the buffers of rootRows
 }
 
 // NewSAGE returns a layer named name (parameters name.root, name.neigh,
@@ -260,6 +260,8 @@ type SAGENet struct {
 	drop   Dropout
 	h      *mat.Dense
 	params []*Param
+	need   []bool // ForwardAt's extra rows whose root products are needed
+	root   []int  // and their indices
 }
 
 // NewSAGENet returns a network whose layers are named prefix+"1" and
@@ -299,7 +301,9 @@ func (m *SAGENet) ForwardAt(adj *MeanAdj, x Features, extra *mat.Dense, rows []i
 	var root []int
 	if extra != nil {
 		n0, _ := x.Dims()
-		need := make([]bool, adj.N()-n0)
+		need := grow(m.need, adj.N()-n0)
+		clear(need)
+		m.need = need
 		for _, i := range rows {
 			if i >= n0 {
 				need[i-n0] = true
@@ -310,12 +314,16 @@ func (m *SAGENet) ForwardAt(adj *MeanAdj, x Features, extra *mat.Dense, rows []i
 				}
 			}
 		}
-		root = []int{}
+		if m.root == nil {
+			m.root = make([]int, 0, len(need)) // not nil: nil asks for every row
+		}
+		root = m.root[:0]
 		for g, ok := range need {
 			if ok {
 				root = append(root, g)
 			}
 		}
+		m.root = root
 	}
 	m.h = m.drop.Forward(m.relu.Forward(m.L1.forward(adj, x, extra, root)), true, rng)
 	return m.L2.Forward(adj, Features{Dense: m.h}, nil)
