@@ -7,11 +7,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// liveRows is the working memory of mulTransAddLive: the rows it keeps
-// and their copies.
+// liveRows is the working memory of mulTransAddLive and SAGE.rootRows:
+// the rows they keep, the rows mulTransAddLive leaves out, and the
+// copies of the rows kept.
 type liveRows struct {
-	rows []int
-	x, p buffer
+	rows, dead []int
+	x, p       buffer
 }
 
 // mulTransAddLive adds x^T * p to dst as mulTransAddSkip does, leaving
@@ -25,41 +26,43 @@ type liveRows struct {
 // mulTransAddSkip on all the rows.
 func mulTransAddLive(dst, x, p *mat.Dense, l *liveRows) {
 	n, k := x.Dims()
-	_, m := p.Dims()
-	l.rows = l.rows[:0]
+	l.rows, l.dead = l.rows[:0], l.dead[:0]
 	for i := range n {
-		if !allZero(p.RawRowView(i)[:m]) {
+		if allZero(p.RawRowView(i)[:p.RawMatrix().Cols]) {
+			l.dead = append(l.dead, i)
+		} else {
 			l.rows = append(l.rows, i)
 		}
 	}
-	if len(l.rows) > n-n/4 {
-		mulTransAddSkip(dst, x, p)
-		return
-	}
-	live := 0
-	for i := range n {
-		if live < len(l.rows) && l.rows[live] == i {
-			live++
-			continue
-		}
-		if !vec.AllFinite(x.RawRowView(i)[:k]) {
-			mulTransAddSkip(dst, x, p)
-			return
-		}
-	}
-	if hasNegZero(dst) {
+	if len(l.dead) < n/4 || hasNegZero(dst) || !finiteRows(x, l.dead) {
 		mulTransAddSkip(dst, x, p)
 		return
 	}
 	if len(l.rows) == 0 {
 		return
 	}
-	xl, pl := l.x.get(len(l.rows), k), l.p.padded(len(l.rows), m)
-	for r, i := range l.rows {
-		copy(xl.RawRowView(r), x.RawRowView(i)[:k])
-		copy(pl.RawRowView(r)[:m], p.RawRowView(i)[:m])
+	mulTransAddSkip(dst, gatherRows(l.x.get(len(l.rows), k), x, l.rows), gatherRows(l.p.padded(len(l.rows), p.RawMatrix().Cols), p, l.rows))
+}
+
+// gatherRows copies the listed rows of src, in order, to the rows of dst
+// (as many, and as wide as src), and returns dst.
+func gatherRows(dst, src *mat.Dense, rows []int) *mat.Dense {
+	c := src.RawMatrix().Cols
+	for r, i := range rows {
+		copy(dst.RawRowView(r)[:c], src.RawRowView(i)[:c])
 	}
-	mulTransAddSkip(dst, xl, pl)
+	return dst
+}
+
+// finiteRows reports whether the listed rows of m are finite.
+func finiteRows(m *mat.Dense, rows []int) bool {
+	c := m.RawMatrix().Cols
+	for _, i := range rows {
+		if !vec.AllFinite(m.RawRowView(i)[:c]) {
+			return false
+		}
+	}
+	return true
 }
 
 // allZero reports whether every entry of v is +0 or -0.

@@ -102,7 +102,7 @@ type SAGE struct {
 	dpn   buffer
 	dx    buffer
 	de    buffer
-	live  liveRows // the extra rows with a gradient (mulTransAddLive), and the buffers of rootRows
+	live  liveRows // the extra rows with a gradient (mulTransAddLive) and rootRows' copies
 }
 
 // NewSAGE returns a layer named name (parameters name.root, name.neigh,
@@ -181,19 +181,20 @@ func (l *SAGE) forward(adj *MeanAdj, x Features, extra *mat.Dense, root []int) *
 // others to zero.
 func (l *SAGE) rootRows(dst, extra, wr *mat.Dense, root []int) {
 	r, c := dst.Dims()
+	if len(root) > 0 {
+		out := l.live.p.get(len(root), c)
+		mulSkip(out, gatherRows(l.live.x.get(len(root), l.In), extra, root), wr)
+		for k, i := range root {
+			copy(dst.RawRowView(i)[:c], out.RawRowView(k))
+		}
+	}
+	k := 0
 	for i := range r {
+		if k < len(root) && root[k] == i {
+			k++
+			continue
+		}
 		clear(dst.RawRowView(i)[:c])
-	}
-	if len(root) == 0 {
-		return
-	}
-	in, out := l.live.x.get(len(root), l.In), l.live.p.get(len(root), c)
-	for k, i := range root {
-		copy(in.RawRowView(k), extra.RawRowView(i)[:l.In])
-	}
-	mulSkip(out, in, wr)
-	for k, i := range root {
-		copy(dst.RawRowView(i)[:c], out.RawRowView(k))
 	}
 }
 
